@@ -1,0 +1,64 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "status-poller",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "status-poller", targets: ["status-poller"]),
+        .library(name: "StatusPolling", targets: ["StatusPolling"]),
+        .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        // The domain: wire models, the pure entitlement decision, the verifyReceipt client and the
+        // run pipeline. It knows the store only through the `SubscriptionStore` protocol.
+        .target(
+            name: "StatusPolling",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        // The SQLite store (GRDB). The only target that imports GRDB.
+        .target(
+            name: "SQLiteStore",
+            dependencies: [
+                "StatusPolling",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The thin command line: parse, configure, call the library, map the outcome to an exit code.
+        .executableTarget(
+            name: "status-poller",
+            dependencies: [
+                "StatusPolling",
+                "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "StatusPollingTests",
+            dependencies: [
+                "StatusPolling",
+                "SQLiteStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,69 @@
+import GRDB
+
+/// The versioned schema. Each migration is named and never edited once released; add a new one
+/// for every change. The web service depends on the contract columns and the `entitlements` view.
+enum SQLiteSchema {
+    /// Milliseconds since 1970 in SQLite, evaluated when read.
+    static let nowMs = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: subscriptions and entitlements") { db in
+            try db.execute(sql: """
+                CREATE TABLE subscriptions (
+                    id INTEGER PRIMARY KEY,
+                    user_id TEXT NOT NULL,
+                    latest_receipt TEXT NOT NULL,
+                    original_transaction_id TEXT UNIQUE,
+                    product_id TEXT,
+                    environment TEXT,
+                    expires_at INTEGER,
+                    grace_period_expires_at INTEGER,
+                    is_in_billing_retry INTEGER NOT NULL DEFAULT 0 CHECK (is_in_billing_retry IN (0, 1)),
+                    auto_renew_status INTEGER CHECK (auto_renew_status IN (0, 1)),
+                    auto_renew_product_id TEXT,
+                    expiration_intent INTEGER,
+                    cancelled_at INTEGER,
+                    -- bookkeeping: written by the poller, never read by the web service's entitlement
+                    created_at INTEGER NOT NULL DEFAULT (\(nowMs)),
+                    last_attempt_at INTEGER,
+                    last_verified_at INTEGER,
+                    last_apple_status INTEGER,
+                    last_error_reason TEXT,
+                    last_error TEXT,
+                    consecutive_failures INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX subscriptions_user_id ON subscriptions(user_id);
+                CREATE INDEX subscriptions_expires_at ON subscriptions(expires_at);
+                CREATE INDEX subscriptions_grace_period_expires_at
+                    ON subscriptions(grace_period_expires_at) WHERE grace_period_expires_at IS NOT NULL;
+                CREATE VIEW entitlements AS
+                SELECT
+                    s.id AS subscription_id,
+                    s.user_id,
+                    s.product_id,
+                    s.environment,
+                    s.expires_at,
+                    s.grace_period_expires_at,
+                    s.is_in_billing_retry,
+                    s.auto_renew_status,
+                    s.cancelled_at,
+                    CASE
+                        WHEN s.original_transaction_id IS NULL THEN 'unverified'
+                        WHEN s.cancelled_at IS NOT NULL THEN 'refunded'
+                        WHEN s.expires_at > clock.now_ms THEN 'active'
+                        WHEN s.grace_period_expires_at > clock.now_ms THEN 'grace_period'
+                        WHEN s.is_in_billing_retry = 1 THEN 'billing_retry'
+                        ELSE 'expired'
+                    END AS state,
+                    CASE
+                        WHEN s.cancelled_at IS NULL
+                            AND (s.expires_at > clock.now_ms OR s.grace_period_expires_at > clock.now_ms)
+                        THEN 1 ELSE 0
+                    END AS is_entitled
+                FROM subscriptions AS s, (SELECT \(nowMs) AS now_ms) AS clock;
+                """)
+        }
+        return migrator
+    }
+}

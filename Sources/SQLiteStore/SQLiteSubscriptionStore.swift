@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import StatusPolling
+
+/// The SQLite store: a GRDB `DatabasePool` in WAL mode, so the web service keeps reading
+/// entitlements while a run writes.
+public final class SQLiteSubscriptionStore: SubscriptionStore {
+    let pool: DatabasePool
+    public let path: String
+
+    /// How long a connection waits for a lock held by another process (the web service, a backfill).
+    public static let defaultBusyTimeout: TimeInterval = 10
+
+    private init(pool: DatabasePool, path: String) {
+        self.pool = pool
+        self.path = path
+    }
+
+    /// Opens (creating if needed) the database at `path` and applies every pending migration.
+    /// Safe to run on every deploy: applied migrations are skipped.
+    public static func migrate(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (store: SQLiteSubscriptionStore, applied: [String]) {
+        let pool = try openPool(path: path, busyTimeout: busyTimeout)
+        let migrator = SQLiteSchema.migrator
+        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
+            throw StoreError.schemaTooNew(path: path)
+        }
+        try migrator.migrate(pool)
+        let now = try pool.read { db in try migrator.appliedIdentifiers(db) }
+        return (SQLiteSubscriptionStore(pool: pool, path: path), now.filter { !applied.contains($0) }.sorted())
+    }
+
+    /// Opens an existing, fully migrated database. Never creates one: a typo in `--database` must
+    /// not silently poll an empty file.
+    public static func open(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> SQLiteSubscriptionStore {
+        guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
+        let pool = try openPool(path: path, busyTimeout: busyTimeout)
+        let migrator = SQLiteSchema.migrator
+        try pool.read { db in
+            if try migrator.hasBeenSuperseded(db) { throw StoreError.schemaTooNew(path: path) }
+            if try !migrator.hasCompletedMigrations(db) { throw StoreError.notMigrated(path: path) }
+        }
+        return SQLiteSubscriptionStore(pool: pool, path: path)
+    }
+
+    private static func openPool(path: String, busyTimeout: TimeInterval) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.label = "status-poller"
+        do {
+            return try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError {
+            throw StoreError.unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    /// Inserts a subscriber as the web service does: a user and a receipt, nothing verified.
+    @discardableResult
+    public func enroll(userID: String, receipt: String) async throws -> Int64 {
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO subscriptions (user_id, latest_receipt) VALUES (?, ?)", arguments: [userID, receipt])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// The row with `id`, as the run would read it.
+    public func subscription(id: Int64) async throws -> SubscriptionRow? {
+        try await pool.read { db in try SubscriptionRecord.fetchOne(db, key: id)?.row }
+    }
+
+    /// The rows of `userID`, as the run would read them.
+    public func subscriptions(userID: String) async throws -> [SubscriptionRow] {
+        try await pool.read { db in
+            try SubscriptionRecord.filter(Column("user_id") == userID).order(Column("id")).fetchAll(db).map(\.row)
+        }
+    }
+
+    /// Closes the pool; further calls fail.
+    public func close() throws { try pool.close() }
+}
+
+/// Problems opening the database, each with what to do about it.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case missing(path: String)
+    case notMigrated(path: String)
+    case schemaTooNew(path: String)
+    case unreadable(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .missing(let path):
+            return "no database at \(path). Create it with `status-poller migrate --database \(path)`, or check the path."
+        case .notMigrated(let path):
+            return "the database at \(path) has pending migrations. Run `status-poller migrate --database \(path)` first."
+        case .schemaTooNew(let path):
+            return "the database at \(path) was migrated by a newer status-poller. Upgrade this binary."
+        case .unreadable(let path, let reason):
+            return "cannot open the database at \(path): \(reason). Check the path, its permissions and that the disk is not full."
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One transaction of `latest_receipt_info`: a purchase or renewal of an auto-renewable subscription.
+/// Every value arrives as a string; only the keys the entitlement decision needs are read.
+public struct LatestReceiptInfo: Decodable, Sendable, Equatable {
+    /// `product_id`
+    public var productID: String?
+    /// `transaction_id`
+    public var transactionID: String?
+    /// `original_transaction_id`: shared by every renewal of one subscription (the chain).
+    public var originalTransactionID: String?
+    /// `purchase_date_ms`
+    public var purchaseDateMs: Int64?
+    /// `expires_date_ms`: absent for non-subscription purchases.
+    public var expiresDateMs: Int64?
+    /// `cancellation_date_ms`: set when Apple support refunded or revoked the transaction.
+    public var cancellationDateMs: Int64?
+    /// `cancellation_reason`: "1" an issue in the app, "0" other.
+    public var cancellationReason: String?
+    /// `is_upgraded`: "true" when the user upgraded away from this transaction.
+    public var isUpgraded: Bool
+    /// `is_trial_period`
+    public var isTrialPeriod: Bool
+    /// `is_in_intro_offer_period`
+    public var isInIntroOfferPeriod: Bool
+    /// `subscription_group_identifier`
+    public var subscriptionGroupIdentifier: String?
+
+    public init(
+        productID: String?, transactionID: String? = nil, originalTransactionID: String?,
+        purchaseDateMs: Int64? = nil, expiresDateMs: Int64?, cancellationDateMs: Int64? = nil,
+        cancellationReason: String? = nil, isUpgraded: Bool = false, isTrialPeriod: Bool = false,
+        isInIntroOfferPeriod: Bool = false, subscriptionGroupIdentifier: String? = nil
+    ) {
+        self.productID = productID
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.purchaseDateMs = purchaseDateMs
+        self.expiresDateMs = expiresDateMs
+        self.cancellationDateMs = cancellationDateMs
+        self.cancellationReason = cancellationReason
+        self.isUpgraded = isUpgraded
+        self.isTrialPeriod = isTrialPeriod
+        self.isInIntroOfferPeriod = isInIntroOfferPeriod
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyCodingKey.self)
+        productID = try c.decodeLenientString(forKey: .init("product_id"))
+        transactionID = try c.decodeLenientString(forKey: .init("transaction_id"))
+        originalTransactionID = try c.decodeLenientString(forKey: .init("original_transaction_id"))
+        purchaseDateMs = try c.decodeLenientInt64(forKey: .init("purchase_date_ms"))
+        expiresDateMs = try c.decodeLenientInt64(forKey: .init("expires_date_ms"))
+        cancellationDateMs = try c.decodeLenientInt64(forKey: .init("cancellation_date_ms"))
+        cancellationReason = try c.decodeLenientString(forKey: .init("cancellation_reason"))
+        isUpgraded = try c.decodeLenientBool(forKey: .init("is_upgraded")) ?? false
+        isTrialPeriod = try c.decodeLenientBool(forKey: .init("is_trial_period")) ?? false
+        isInIntroOfferPeriod = try c.decodeLenientBool(forKey: .init("is_in_intro_offer_period")) ?? false
+        subscriptionGroupIdentifier = try c.decodeLenientString(forKey: .init("subscription_group_identifier"))
+    }
+}

@@ -1,0 +1,70 @@
+/// The contract columns of one `subscriptions` row: what the web service reads to grant access.
+///
+/// Every value comes from Apple's answer; the poller never invents one. Times are milliseconds
+/// since 1970, as Apple sends them.
+public struct SubscriptionState: Sendable, Equatable, Hashable {
+    /// `original_transaction_id`: nil until the first successful verification.
+    public var originalTransactionID: String?
+    /// `product_id` of the effective transaction.
+    public var productID: String?
+    /// `environment`: "Production" or "Sandbox", as Apple answered.
+    public var environment: String?
+    /// `expires_at`: `expires_date_ms` of the effective transaction.
+    public var expiresAt: Int64?
+    /// `grace_period_expires_at`: `grace_period_expires_date_ms`, nil when Apple sends none.
+    public var gracePeriodExpiresAt: Int64?
+    /// `is_in_billing_retry`: `is_in_billing_retry_period`.
+    public var isInBillingRetry: Bool
+    /// `auto_renew_status`
+    public var autoRenewStatus: Bool?
+    /// `auto_renew_product_id`
+    public var autoRenewProductID: String?
+    /// `expiration_intent`: Apple's 1…5, nil when Apple sends none.
+    public var expirationIntent: Int?
+    /// `cancelled_at`: `cancellation_date_ms` of the effective transaction (refund or revocation).
+    public var cancelledAt: Int64?
+
+    public init(
+        originalTransactionID: String? = nil, productID: String? = nil, environment: String? = nil,
+        expiresAt: Int64? = nil, gracePeriodExpiresAt: Int64? = nil, isInBillingRetry: Bool = false,
+        autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
+        cancelledAt: Int64? = nil
+    ) {
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.environment = environment
+        self.expiresAt = expiresAt
+        self.gracePeriodExpiresAt = gracePeriodExpiresAt
+        self.isInBillingRetry = isInBillingRetry
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductID = autoRenewProductID
+        self.expirationIntent = expirationIntent
+        self.cancelledAt = cancelledAt
+    }
+
+    /// A row the web service has just inserted: nothing verified yet.
+    public static let unverified = SubscriptionState()
+
+    /// The entitlement this state gives at `nowMs`; the `entitlements` view computes the same in SQL.
+    public func entitlement(at nowMs: Int64) -> EntitlementState {
+        guard originalTransactionID != nil else { return .unverified }
+        if cancelledAt != nil { return .refunded }
+        if let expiresAt, expiresAt > nowMs { return .active }
+        if let gracePeriodExpiresAt, gracePeriodExpiresAt > nowMs { return .gracePeriod }
+        if isInBillingRetry { return .billingRetry }
+        return .expired
+    }
+}
+
+/// The entitlement a row grants, in the words of the `entitlements` view's `state` column.
+public enum EntitlementState: String, Sendable, CaseIterable, Codable {
+    case active
+    case gracePeriod = "grace_period"
+    case billingRetry = "billing_retry"
+    case expired
+    case refunded
+    case unverified
+
+    /// Whether the web service grants premium access: active, or inside a billing grace period.
+    public var isEntitled: Bool { self == .active || self == .gracePeriod }
+}

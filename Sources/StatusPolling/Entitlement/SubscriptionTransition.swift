@@ -1,0 +1,52 @@
+/// What a successful verification changed, in subscription-lifecycle words. Used for the run
+/// report and the logs; computed from the old and new state only.
+public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, CodingKeyRepresentable, Comparable {
+    /// The row was verified for the first time.
+    case firstVerified = "first_verified"
+    /// A new transaction extended the expiry.
+    case renewed
+    /// A billing grace period started.
+    case enteredGrace = "entered_grace"
+    /// Apple started retrying a failed charge, without a grace period.
+    case enteredBillingRetry = "entered_billing_retry"
+    /// A charge that was being retried went through.
+    case recovered
+    /// Access ended: the expiry (and any grace period) passed without a renewal.
+    case expired
+    /// The user turned auto-renew off.
+    case autoRenewOff = "auto_renew_off"
+    /// Apple refunded or revoked the effective transaction.
+    case refunded
+    /// The effective product changed within the subscription group.
+    case upgraded
+    /// A contract column changed in another way (auto-renew back on, environment, intent, …).
+    case otherChange = "other_change"
+    /// Nothing changed.
+    case unchanged
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Names the most telling change from `old` to `new`, evaluated at `nowMs`.
+    public static func between(_ old: SubscriptionState, _ new: SubscriptionState, at nowMs: Int64) -> Self {
+        if old == new { return .unchanged }
+        if old.originalTransactionID == nil { return .firstVerified }
+        if new.cancelledAt != nil, old.cancelledAt == nil { return .refunded }
+        let wasRetrying = old.isInBillingRetry || old.gracePeriodExpiresAt != nil
+        if let newExpiry = new.expiresAt, newExpiry > (old.expiresAt ?? .min) {
+            if old.productID != nil, new.productID != old.productID { return .upgraded }
+            return wasRetrying ? .recovered : .renewed
+        }
+        if new.productID != old.productID, old.productID != nil { return .upgraded }
+        if new.gracePeriodExpiresAt != nil, old.gracePeriodExpiresAt == nil { return .enteredGrace }
+        if new.isInBillingRetry, !old.isInBillingRetry { return .enteredBillingRetry }
+        if !new.entitlement(at: nowMs).isEntitled {
+            // Access ends, or Apple confirms it ended: an intent appears or the retries stop.
+            let wasEntitled = old.entitlement(at: nowMs).isEntitled
+            let intentAppeared = old.expirationIntent == nil && new.expirationIntent != nil
+            let retryStopped = old.isInBillingRetry && !new.isInBillingRetry
+            if wasEntitled || intentAppeared || retryStopped { return .expired }
+        }
+        if old.autoRenewStatus != false, new.autoRenewStatus == false { return .autoRenewOff }
+        return .otherChange
+    }
+}

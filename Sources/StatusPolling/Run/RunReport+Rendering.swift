@@ -1,0 +1,55 @@
+import Foundation
+
+extension RunReport {
+    /// Exactly one JSON document, keys sorted, for `--report json`.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// A short table for people, for `--report text`.
+    public func text() -> String {
+        var lines: [String] = []
+        let clock = Date(timeIntervalSince1970: Double(nowMs) / 1000).formatted(.iso8601)
+        lines.append("status-poller run at \(clock)\(dryRun ? " (dry run: nothing written)" : "")")
+        lines.append(Self.row("selected", "\(selected)"))
+        lines.append(Self.row("verified", "\(verified)  (updated \(updated), unchanged \(unchanged))"))
+        if superseded > 0 { lines.append(Self.row("superseded", "\(superseded)  (receipt replaced during the run; next run verifies it)")) }
+        var failedLine = "\(failed)"
+        if failed > 0 {
+            let reasons = failedByReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
+            failedLine += "  (" + reasons.joined(separator: ", ")
+            if !failedByAppleStatus.isEmpty {
+                failedLine += "; Apple status " + failedByAppleStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            }
+            failedLine += ") — their access is unchanged"
+        }
+        lines.append(Self.row("failed", failedLine))
+        let changes = transitions.filter { $0.key != .unchanged }.sorted { $0.key < $1.key }
+        if !changes.isEmpty {
+            lines.append(Self.row("changes", changes.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")))
+        }
+        lines.append(Self.row("requests", "\(requests)  (retries \(retries))"))
+        lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
+        if let aborted { lines.append(Self.row("ABORTED", aborted)) }
+        lines.append(Self.row("exit", "\(exitCode.rawValue) (\(exitCode.meaning))"))
+        return lines.joined(separator: "\n")
+    }
+
+    private static func row(_ label: String, _ value: String) -> String {
+        label.padding(toLength: 11, withPad: " ", startingAt: 0) + value
+    }
+}
+
+extension RunExitCode {
+    /// One line for the report and the README.
+    public var meaning: String {
+        switch self {
+        case .success: return "every selected subscription was verified"
+        case .someFailed: return "the run finished but some subscriptions failed; their access is unchanged"
+        case .usage: return "usage or configuration error"
+        case .aborted: return "the run was aborted"
+        }
+    }
+}

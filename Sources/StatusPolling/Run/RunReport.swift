@@ -1,0 +1,89 @@
+import Foundation
+
+/// What a run did, for `--report text|json` and the exit code.
+public struct RunReport: Sendable, Equatable, Encodable {
+    /// The run's clock, ms since 1970.
+    public var nowMs: Int64
+    public var dryRun: Bool
+    /// Rows taken from the selection.
+    public var selected = 0
+    /// Rows Apple answered for and whose answer was accepted (written, or would be in a dry run).
+    public var verified = 0
+    /// Verified rows whose contract columns changed.
+    public var updated = 0
+    /// Verified rows whose contract columns were already right.
+    public var unchanged = 0
+    /// Rows whose receipt the web service replaced (or that were deleted) during the run.
+    public var superseded = 0
+    /// Rows that failed, by reason. Their entitlement columns were not touched.
+    public var failedByReason: [VerificationFailure.Reason: Int] = [:]
+    /// Final Apple statuses of failed rows (e.g. 21003, 21010), by code.
+    public var failedByAppleStatus: [Int: Int] = [:]
+    /// What the updates were, in lifecycle terms.
+    public var transitions: [SubscriptionTransition: Int] = [:]
+    /// HTTP requests sent, environment switches and retries included.
+    public var requests = 0
+    /// Attempts beyond the first, over all rows.
+    public var retries = 0
+    public var durationSeconds = 0.0
+    /// Why the run stopped early, when it did.
+    public var aborted: String?
+
+    enum CodingKeys: String, CodingKey {
+        case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
+        case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status"
+        case transitions, requests, retries, durationSeconds = "duration_seconds", aborted
+        case failed, exitCode = "exit_code"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(nowMs, forKey: .nowMs)
+        try c.encode(dryRun, forKey: .dryRun)
+        try c.encode(selected, forKey: .selected)
+        try c.encode(verified, forKey: .verified)
+        try c.encode(updated, forKey: .updated)
+        try c.encode(unchanged, forKey: .unchanged)
+        try c.encode(superseded, forKey: .superseded)
+        try c.encode(failed, forKey: .failed)
+        try c.encode(failedByReason, forKey: .failedByReason)
+        try c.encode(failedByAppleStatus, forKey: .failedByAppleStatus)
+        try c.encode(transitions, forKey: .transitions)
+        try c.encode(requests, forKey: .requests)
+        try c.encode(retries, forKey: .retries)
+        try c.encode(durationSeconds, forKey: .durationSeconds)
+        try c.encode(aborted, forKey: .aborted)
+        try c.encode(exitCode.rawValue, forKey: .exitCode)
+    }
+
+    public init(nowMs: Int64, dryRun: Bool) {
+        self.nowMs = nowMs
+        self.dryRun = dryRun
+    }
+
+    /// Rows that failed, whatever the reason.
+    public var failed: Int { failedByReason.values.reduce(0, +) }
+
+    mutating func countFailure(_ failure: VerificationFailure) {
+        failedByReason[failure.reason, default: 0] += 1
+        if let status = failure.appleStatus, status != .valid { failedByAppleStatus[status.rawValue, default: 0] += 1 }
+    }
+
+    /// The process exit code this report maps to (documented in the README and `--help`).
+    public var exitCode: RunExitCode {
+        if aborted != nil { return .aborted }
+        return failed == 0 ? .success : .someFailed
+    }
+}
+
+/// Exit codes of `status-poller run`.
+public enum RunExitCode: Int32, Sendable {
+    /// Every selected subscription was verified.
+    case success = 0
+    /// The run finished, but some subscriptions could not be verified (their access is unchanged).
+    case someFailed = 1
+    /// A bad flag, a missing secret, an unreadable or unmigrated database.
+    case usage = 2
+    /// The run stopped early: Apple answered 21004, or the store could not be read.
+    case aborted = 3
+}

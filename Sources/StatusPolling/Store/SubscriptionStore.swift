@@ -1,0 +1,118 @@
+/// What the run needs from a database. The SQLite store implements it today; a PostgreSQL store
+/// shared by several workers can implement it later without touching the run or the decision.
+public protocol SubscriptionStore: Sendable {
+    /// Due rows with `id > cursor`, in `id` order, at most `limit`: one page of the selection.
+    func dueSubscriptions(_ selection: SelectionWindows, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow]
+
+    /// How many rows the selection holds now (for progress; the run never loads them all).
+    func countDue(_ selection: SelectionWindows, nowMs: Int64) async throws -> Int
+
+    /// The row that owns `originalTransactionID`, if any: lets a dry run report conflicts.
+    func subscriptionID(owning originalTransactionID: String) async throws -> Int64?
+
+    /// Writes a successful verification in one transaction: the contract columns, the new receipt
+    /// and the bookkeeping, unless the chain belongs to another row or the receipt was replaced.
+    func recordVerified(_ update: VerifiedUpdate) async throws -> VerifiedWriteResult
+
+    /// Records a failed verification: bookkeeping columns only, never a contract column.
+    func recordFailure(_ failure: FailedVerification) async throws
+}
+
+/// A successful verification, ready to be written.
+public struct VerifiedUpdate: Sendable, Equatable {
+    public var subscriptionID: Int64
+    /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
+    public var receiptSent: String
+    public var state: SubscriptionState
+    /// Apple's `latest_receipt`, stored in place of the one sent; nil keeps the one sent.
+    public var latestReceipt: String?
+    public var appleStatus: VerifyReceiptStatus
+    public var verifiedAtMs: Int64
+
+    public init(subscriptionID: Int64, receiptSent: String, state: SubscriptionState, latestReceipt: String?, appleStatus: VerifyReceiptStatus, verifiedAtMs: Int64) {
+        self.subscriptionID = subscriptionID
+        self.receiptSent = receiptSent
+        self.state = state
+        self.latestReceipt = latestReceipt
+        self.appleStatus = appleStatus
+        self.verifiedAtMs = verifiedAtMs
+    }
+}
+
+/// What writing a successful verification did.
+public enum VerifiedWriteResult: Sendable, Equatable {
+    /// The contract columns were written; `previous` is what they held inside the transaction.
+    case written(previous: SubscriptionState)
+    /// The chain belongs to row `owner`: nothing was granted, the conflict is in the bookkeeping.
+    case conflict(owner: Int64)
+    /// The web service replaced `latest_receipt` while Apple was being asked: the answer is for an
+    /// older receipt, so nothing was written; the next run verifies the new one.
+    case superseded
+    /// The row was deleted meanwhile.
+    case missing
+}
+
+/// A failed verification, ready to be recorded.
+public struct FailedVerification: Sendable, Equatable {
+    public var subscriptionID: Int64
+    public var failure: VerificationFailure
+    public var attemptedAtMs: Int64
+
+    public init(subscriptionID: Int64, failure: VerificationFailure, attemptedAtMs: Int64) {
+        self.subscriptionID = subscriptionID
+        self.failure = failure
+        self.attemptedAtMs = attemptedAtMs
+    }
+}
+
+/// Which rows a nightly run sends to Apple, relative to the run's clock. Everything else (an
+/// active subscription far from expiry, one long lapsed) is left alone.
+public struct SelectionWindows: Sendable, Equatable {
+    /// Rows that expired at most this long ago…
+    public var nearExpiryBefore: Duration
+    /// …or expire within this long.
+    public var nearExpiryAfter: Duration
+    /// Rows in billing retry, up to this long past expiry (Apple retries for 60 days).
+    public var billingRetryPastExpiry: Duration
+    /// Rows in a grace period, or whose grace period ended at most this long ago.
+    public var graceEndedWithin: Duration
+
+    public init(
+        nearExpiryBefore: Duration = .seconds(48 * 3600), nearExpiryAfter: Duration = .seconds(24 * 3600),
+        billingRetryPastExpiry: Duration = .seconds(60 * 86400), graceEndedWithin: Duration = .seconds(24 * 3600)
+    ) {
+        self.nearExpiryBefore = nearExpiryBefore
+        self.nearExpiryAfter = nearExpiryAfter
+        self.billingRetryPastExpiry = billingRetryPastExpiry
+        self.graceEndedWithin = graceEndedWithin
+    }
+
+    /// The bounds in milliseconds for a run at `nowMs`, as the store's query uses them.
+    public func bounds(nowMs: Int64) -> Bounds {
+        Bounds(
+            nearExpiryFrom: nowMs - nearExpiryBefore.milliseconds,
+            nearExpiryTo: nowMs + nearExpiryAfter.milliseconds,
+            billingRetryExpiredSince: nowMs - billingRetryPastExpiry.milliseconds,
+            graceEndedSince: nowMs - graceEndedWithin.milliseconds)
+    }
+
+    /// The selection as absolute times (ms since 1970), inclusive.
+    public struct Bounds: Sendable, Equatable {
+        public var nearExpiryFrom: Int64
+        public var nearExpiryTo: Int64
+        public var billingRetryExpiredSince: Int64
+        public var graceEndedSince: Int64
+
+        /// Whether a row with `state` is selected: the same rule as the store's SQL, for tests and
+        /// for stores that cannot filter.
+        public func selects(_ state: SubscriptionState) -> Bool {
+            guard state.originalTransactionID != nil else { return true }
+            if let expires = state.expiresAt {
+                if (nearExpiryFrom...nearExpiryTo).contains(expires) { return true }
+                if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
+            }
+            if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
+            return false
+        }
+    }
+}

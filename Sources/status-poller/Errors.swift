@@ -1,0 +1,9 @@
+import ArgumentParser
+import Foundation
+import StatusPolling
+
+/// Prints `message` to stderr and returns exit code 2 (usage or configuration error) to throw.
+func usageError(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    return ExitCode(RunExitCode.usage.rawValue)
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+
+/// The `status-poller` command: parses, configures, calls the library, maps the outcome to an exit code.
+@main
+struct StatusPoller: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status-poller",
+        abstract: "Keeps App Store auto-renewable subscriptions current by replaying stored receipts against verifyReceipt.",
+        discussion: """
+            Exit codes:
+              0  every selected subscription was verified
+              1  the run finished but some subscriptions failed (their access is unchanged)
+              2  usage or configuration error (bad flag, missing secret, unreadable or unmigrated database)
+              3  run aborted (Apple answered 21004, or the database could not be read)
+            """,
+        subcommands: [Run.self, Migrate.self])
+
+    /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),
+    /// as the README and `--help` document.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(Int32(2))
+            }
+            exit(withError: error)
+        }
+    }
+}

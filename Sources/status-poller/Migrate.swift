@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+import SQLiteStore
+
+extension StatusPoller {
+    /// `status-poller migrate`: creates or upgrades the schema; idempotent, safe on every deploy.
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create or upgrade the database schema (idempotent; run it on every deploy).")
+
+        @Option(help: "Path of the SQLite database (created if missing).")
+        var database: String
+
+        func run() async throws {
+            do {
+                let (store, applied) = try SQLiteSubscriptionStore.migrate(path: database)
+                try store.close()
+                print(applied.isEmpty ? "schema is up to date: \(database)" : "applied \(applied.count) migration(s) to \(database): \(applied.joined(separator: ", "))")
+            } catch {
+                throw usageError("\(error)")
+            }
+        }
+    }
+}
+

@@ -1,0 +1,3 @@
+import Testing
+import Hummingbird
+@Test func placeholder() { #expect(1 == 1) }
