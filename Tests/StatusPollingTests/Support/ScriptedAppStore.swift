@@ -1,0 +1,134 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// A stand-in for Apple's verifyReceipt on 127.0.0.1: each receipt has a script of replies, played
+/// in order (the last one repeats), and every request is recorded. Real HTTP, real sockets.
+actor ScriptedAppStore {
+    /// One scripted reply.
+    indirect enum Reply: Sendable {
+        /// HTTP 200 with this JSON body.
+        case json(String)
+        /// Any HTTP status with a body and headers.
+        case http(Int, body: String = "", headers: [String: String] = [:])
+        /// HTTP 200 with an HTML page, as during Apple's 2020 outage.
+        case html
+        /// The connection is closed without a complete answer.
+        case drop
+        /// Waits, then replies.
+        case delayed(Duration, Reply)
+    }
+
+    /// A request as the server saw it. The server decodes it with JSONSerialization, independently
+    /// of the client's Codable types.
+    struct Received: Sendable, Equatable {
+        var environment: String
+        var receipt: String?
+        var password: String?
+        var excludeOldTransactions: Bool?
+    }
+
+    private var scripts: [String: [Reply]] = [:]
+    private(set) var received: [Received] = []
+    /// Headers added to every reply (e.g. `Deprecation`).
+    var extraHeaders: [String: String] = [:]
+
+    /// Scripts the replies for `receipt`; `environment` "production", "sandbox" or nil for both.
+    func script(_ receipt: String, environment: String? = nil, _ replies: [Reply]) {
+        scripts[key(receipt, environment)] = replies
+    }
+
+    func setExtraHeaders(_ headers: [String: String]) { extraHeaders = headers }
+
+    func requests(for receipt: String) -> [Received] { received.filter { $0.receipt == receipt } }
+
+    private func key(_ receipt: String, _ environment: String?) -> String { "\(environment ?? "*")|\(receipt)" }
+
+    fileprivate func nextReply(environment: String, body: ByteBuffer) -> (Reply, [String: String]) {
+        let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+        let receipt = object?["receipt-data"] as? String
+        received.append(Received(
+            environment: environment, receipt: receipt, password: object?["password"] as? String,
+            excludeOldTransactions: object?["exclude-old-transactions"] as? Bool))
+        guard let receipt else { return (.json(#"{"status": 21000}"#), extraHeaders) }
+        for candidate in [key(receipt, environment), key(receipt, nil)] {
+            guard var replies = scripts[candidate], !replies.isEmpty else { continue }
+            let reply = replies.count > 1 ? replies.removeFirst() : replies[0]
+            scripts[candidate] = replies
+            return (reply, extraHeaders)
+        }
+        return (.json(#"{"status": 21003}"#), extraHeaders)
+    }
+
+    /// Starts a server, runs `body` with it and its two URLs, and stops the server on every path.
+    static func withServer<T: Sendable>(_ body: (ScriptedAppStore, _ production: String, _ sandbox: String) async throws -> T) async throws -> T {
+        let store = ScriptedAppStore()
+        let router = Router()
+        for environment in ["production", "sandbox"] {
+            router.post("\(environment)/verifyReceipt") { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 1 << 20)
+                let (reply, headers) = await store.nextReply(environment: environment, body: body)
+                return try await Self.response(for: reply, extraHeaders: headers)
+            }
+        }
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        var quiet = Logger(label: "scripted-app-store")
+        quiet.logLevel = .critical
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: quiet)
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
+            let base = "http://127.0.0.1:\(port)"
+            do {
+                let result = try await body(store, "\(base)/production/verifyReceipt", "\(base)/sandbox/verifyReceipt")
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return result
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+        }
+    }
+
+    struct DroppedConnection: Error {}
+
+    private static func response(for reply: Reply, extraHeaders: [String: String]) async throws -> Response {
+        var fields = HTTPFields()
+        for (name, value) in extraHeaders { fields[HTTPField.Name(name)!] = value }
+        switch reply {
+        case .json(let text):
+            fields[.contentType] = "application/json"
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+        case .http(let code, let text, let headers):
+            for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
+            return Response(status: .init(code: code), headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+        case .html:
+            fields[.contentType] = "text/html"
+            let page = "<html><head><title>Apple</title></head><body>We are temporarily unable to process your request.</body></html>"
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: page)))
+        case .drop:
+            // Promise a body, then fail while writing it: the server closes the connection mid-answer.
+            fields[.contentType] = "application/json"
+            return Response(status: .ok, headers: fields, body: ResponseBody(contentLength: 400) { writer in
+                try await writer.write(ByteBuffer(string: #"{"status": 0, "latest_rec"#))
+                throw DroppedConnection()
+            })
+        case .delayed(let delay, let then):
+            try await Task.sleep(for: delay)
+            return try await response(for: then, extraHeaders: extraHeaders)
+        }
+    }
+}

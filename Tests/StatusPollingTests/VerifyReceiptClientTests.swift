@@ -1,0 +1,261 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import StatusPolling
+
+/// The client over real HTTP on loopback, against scripted answers.
+@Suite struct VerifyReceiptClientTests {
+    typealias T = AppleJSON.Transaction
+    static let valid = AppleJSON.valid(transactions: [T()], renewals: [AppleJSON.Renewal()])
+
+    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = .seconds(5)) -> VerifyReceiptConfiguration {
+        VerifyReceiptConfiguration(
+            productionURL: production, sandboxURL: sandbox, sharedSecret: SharedSecret("shh-secret"),
+            requestTimeout: timeout, connectTimeout: .seconds(1),
+            retry: RetryPolicy(maxAttempts: attempts, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(40), maxRetryAfter: .milliseconds(300)))
+    }
+
+    /// Runs `body` against a scripted server with a client whose jitter is fixed.
+    func withClient<R: Sendable>(
+        attempts: Int = 4, timeout: Duration = .seconds(5),
+        _ body: (ScriptedAppStore, VerifyReceiptClient) async throws -> R
+    ) async throws -> R {
+        try await ScriptedAppStore.withServer { server, production, sandbox in
+            try await VerifyReceiptClient.withClient(Self.configuration(production, sandbox, attempts: attempts, timeout: timeout), jitter: { 1.0 }) { client in
+                try await body(server, client)
+            }
+        }
+    }
+
+    let logger = Logger(label: "test")
+
+    func failure(_ verification: Verification) -> VerificationFailure? {
+        if case .failed(let failure) = verification.result { return failure }
+        return nil
+    }
+
+    func answer(_ verification: Verification) -> VerifyReceiptResponse? {
+        if case .answered(let response) = verification.result { return response }
+        return nil
+    }
+
+    @Test func sendsApplesRequestBodyToProductionFirst() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(verification.stats == Verification.Stats.with(requests: 1, retries: 0))
+            #expect(await server.received == [.init(environment: "production", receipt: "R1", password: "shh-secret", excludeOldTransactions: true)])
+        }
+    }
+
+    @Test func status21007GoesToSandboxWithoutCountingAsARetry() async throws {
+        try await withClient { server, client in
+            await server.script("R1", environment: "production", [.json(AppleJSON.status(21007))])
+            await server.script("R1", environment: "sandbox", [.json(AppleJSON.valid(environment: "Sandbox", transactions: [T()], renewals: []))])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.environment == "Sandbox")
+            #expect(verification.stats == .with(requests: 2, retries: 0))
+            #expect(await server.received.map(\.environment) == ["production", "sandbox"])
+        }
+    }
+
+    @Test func status21008GoesBackToProduction() async throws {
+        try await withClient { server, client in
+            await server.script("R1", environment: "sandbox", [.json(AppleJSON.status(21008, environment: "Sandbox"))])
+            await server.script("R1", environment: "production", [.json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", startingIn: .sandbox, logger: logger)
+            #expect(answer(verification)?.environment == "Production")
+            #expect(await server.received.map(\.environment) == ["sandbox", "production"])
+        }
+    }
+
+    @Test func endpointsThatBlameEachOtherDoNotLoop() async throws {
+        try await withClient { server, client in
+            await server.script("R1", environment: "production", [.json(AppleJSON.status(21007))])
+            await server.script("R1", environment: "sandbox", [.json(AppleJSON.status(21008))])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.reason == .appleStatus)
+            #expect(verification.stats.requests == 3)
+        }
+    }
+
+    @Test(arguments: [21005, 21009, 21100, 21199])
+    func tryAgainStatusesAreRetried(code: Int) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(code)), .json(AppleJSON.status(code)), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(verification.stats == .with(requests: 3, retries: 2))
+        }
+    }
+
+    @Test(arguments: [("is-retryable", "true"), ("is_retryable", "1"), ("is_retryable", #""true""#)])
+    func retryableFlagInEverySpellingIsRetried(key: String, value: String) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(21150, retryFlag: (key, value))), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(verification.stats.retries == 1)
+        }
+    }
+
+    @Test(arguments: [("is-retryable", "false"), ("is_retryable", "0"), ("is_retryable", #""false""#)])
+    func explicitlyNotRetryableIsNotRetried(key: String, value: String) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(21150, retryFlag: (key, value))), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification) == VerificationFailure(.appleStatus, "Apple answered status 21150", appleStatus: .init(rawValue: 21150)))
+            #expect(verification.stats == .with(requests: 1, retries: 0))
+        }
+    }
+
+    @Test(arguments: [21000, 21003, 21010])
+    func permanentStatusesAreNotRetried(code: Int) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(code)), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.appleStatus == VerifyReceiptStatus(rawValue: code))
+            #expect(verification.stats == .with(requests: 1, retries: 0))
+        }
+    }
+
+    @Test func malformedReceiptDataIsTriedOnceMoreThenFails() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(21002))])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.appleStatus == .malformedReceiptData)
+            #expect(verification.stats == .with(requests: 2, retries: 1))
+        }
+    }
+
+    @Test func sharedSecretMismatchAbortsAtOnce() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(AppleJSON.status(21004)), .json(Self.valid)])
+            await #expect(throws: RunAbort.sharedSecretMismatch) { try await client.verify(receipt: "R1", logger: logger) }
+            #expect(await server.received.count == 1)
+        }
+    }
+
+    @Test func retriesStopAtMaxAttempts() async throws {
+        try await withClient(attempts: 3) { server, client in
+            await server.script("R1", [.json(AppleJSON.status(21005))])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.appleStatus == .serverUnavailable)
+            #expect(verification.stats == .with(requests: 3, retries: 2))
+        }
+    }
+
+    @Test(arguments: [503, 500, 429])
+    func serverErrorsAndRateLimitsAreRetried(code: Int) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.http(code), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(verification.stats == .with(requests: 2, retries: 1))
+        }
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.http(429, headers: ["Retry-After": "0.25"]), .json(Self.valid)])
+            let clock = ContinuousClock()
+            let started = clock.now
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(clock.now - started >= .milliseconds(250))
+        }
+    }
+
+    @Test func clientErrorsAreNotRetried() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.http(404, body: "not found"), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification) == VerificationFailure(.httpStatus, "Production answered HTTP 404", httpStatus: 404))
+            #expect(verification.stats.requests == 1)
+        }
+    }
+
+    @Test func htmlOutagePageIsRetriedLikeA5xx() async throws {
+        try await withClient(attempts: 2) { server, client in
+            await server.script("R1", [.html, .json(Self.valid)])
+            await server.script("R2", [.html])
+            let recovered = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(recovered)?.status == .valid)
+            #expect(recovered.stats == .with(requests: 2, retries: 1))
+            let exhausted = try await client.verify(receipt: "R2", logger: logger)
+            #expect(failure(exhausted)?.reason == .notJSON)
+            #expect(failure(exhausted)?.httpStatus == 200)
+        }
+    }
+
+    @Test func droppedConnectionIsRetried() async throws {
+        try await withClient(attempts: 3) { server, client in
+            await server.script("R1", [.drop, .json(Self.valid)])
+            await server.script("R2", [.drop])
+            let recovered = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(recovered)?.status == .valid)
+            #expect(recovered.stats.retries == 1)
+            let exhausted = try await client.verify(receipt: "R2", logger: logger)
+            #expect(failure(exhausted)?.reason == .transport)
+            #expect(exhausted.stats == .with(requests: 3, retries: 2))
+        }
+    }
+
+    @Test func slowAnswerTimesOutAndIsRetried() async throws {
+        try await withClient(attempts: 2, timeout: .milliseconds(300)) { server, client in
+            await server.script("R1", [.delayed(.seconds(2), .json(Self.valid)), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(answer(verification)?.status == .valid)
+            #expect(verification.stats.retries == 1)
+            await server.script("R2", [.delayed(.seconds(2), .json(Self.valid))])
+            let exhausted = try await client.verify(receipt: "R2", logger: logger)
+            #expect(failure(exhausted)?.reason == .timeout)
+        }
+    }
+
+    @Test func refusedConnectionIsATransportFailure() async throws {
+        // Port 9 (discard) on loopback has no listener here.
+        let configuration = Self.configuration("http://127.0.0.1:9/verifyReceipt", "http://127.0.0.1:9/verifyReceipt", attempts: 2)
+        let verification = try await VerifyReceiptClient.withClient(configuration, jitter: { 0 }) { client in
+            try await client.verify(receipt: "R1", logger: logger)
+        }
+        #expect([.transport, .timeout].contains(failure(verification)?.reason))
+        #expect(verification.stats == .with(requests: 2, retries: 1))
+    }
+
+    @Test func unexpectedShapeFailsWithoutRetry() async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(try Fixture.text("malformed-expires.json")), .json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.reason == .unexpectedResponse)
+            #expect(verification.stats.requests == 1)
+        }
+    }
+
+    @Test func deprecationHeadersAreReported() async throws {
+        try await withClient { server, client in
+            await server.setExtraHeaders(["Deprecation": "@1686528000", "Sunset": "Wed, 11 Nov 2026 00:00:00 GMT"])
+            await server.script("R1", [.json(Self.valid)])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(verification.stats.deprecation == "Deprecation: @1686528000, Sunset: Wed, 11 Nov 2026 00:00:00 GMT")
+        }
+    }
+
+    @Test func sharedSecretIsRedactedInDescriptions() {
+        let configuration = Self.configuration("http://a", "http://b")
+        #expect("\(configuration.sharedSecret)" == "<redacted>")
+        #expect(!String(describing: configuration).contains("shh-secret"))
+        #expect(!String(reflecting: configuration.sharedSecret).contains("shh-secret"))
+    }
+}
+
+extension Verification.Stats {
+    static func with(requests: Int, retries: Int) -> Self {
+        var stats = Self()
+        stats.requests = requests
+        stats.retries = retries
+        return stats
+    }
+}
