@@ -33,6 +33,9 @@ actor ScriptedAppStore {
 
     private var scripts: [String: [Reply]] = [:]
     private(set) var received: [Received] = []
+    /// Requests being answered right now, and the most seen at once.
+    private(set) var inFlight = 0
+    private(set) var maxInFlight = 0
     /// Headers added to every reply (e.g. `Deprecation`).
     var extraHeaders: [String: String] = [:]
 
@@ -47,7 +50,11 @@ actor ScriptedAppStore {
 
     private func key(_ receipt: String, _ environment: String?) -> String { "\(environment ?? "*")|\(receipt)" }
 
+    fileprivate func finished() { inFlight -= 1 }
+
     fileprivate func nextReply(environment: String, body: ByteBuffer) -> (Reply, [String: String]) {
+        inFlight += 1
+        maxInFlight = max(maxInFlight, inFlight)
         let object = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
         let receipt = object?["receipt-data"] as? String
         received.append(Received(
@@ -71,7 +78,14 @@ actor ScriptedAppStore {
             router.post("\(environment)/verifyReceipt") { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
                 let (reply, headers) = await store.nextReply(environment: environment, body: body)
-                return try await Self.response(for: reply, extraHeaders: headers)
+                do {
+                    let response = try await Self.response(for: reply, extraHeaders: headers)
+                    await store.finished()
+                    return response
+                } catch {
+                    await store.finished()
+                    throw error
+                }
             }
         }
         let (ports, continuation) = AsyncStream<Int>.makeStream()

@@ -1,0 +1,300 @@
+import Foundation
+import GRDB
+import InMemoryLogging
+import Logging
+import Testing
+
+@testable import SQLiteStore
+@testable import StatusPolling
+
+/// Whole runs: a real SQLite file, a real HTTP server on loopback answering like Apple.
+@Suite struct PollRunTests {
+    typealias T = AppleJSON.Transaction
+    typealias R = AppleJSON.Renewal
+    let t0 = AppleJSON.t0
+    let day = AppleJSON.day
+    /// The run's clock: day 29 of the first month, so a t0 + 30 days expiry is near.
+    var now: Int64 { t0 + 29 * day + 12 * AppleJSON.hour }
+
+    func verified(_ otid: String, expires: Int64? = nil) -> SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: otid, productID: "premium.monthly", environment: "Production",
+            expiresAt: expires ?? t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
+    }
+
+    /// Runs one poll against `server` and `db`.
+    func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, dryRun: Bool = false, logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
+        var logger = Logger(label: "test") { _ in logs }
+        logger.logLevel = .trace
+        let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: attempts, timeout: .milliseconds(500))
+        return try await VerifyReceiptClient.withClient(configuration, jitter: { 0.5 }) { client in
+            let run = PollRun(
+                configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, pageSize: pageSize, dryRun: dryRun),
+                store: db.store, client: client, logger: logger)
+            return await run.run()
+        }
+    }
+
+    func renewal(_ otid: String, expires: Int64) -> String {
+        AppleJSON.valid(latestReceipt: "NEW-\(otid)", transactions: [
+            T(originalTransactionID: otid, transactionID: "\(otid)-1", purchaseMs: t0, expiresMs: t0 + 30 * day),
+            T(originalTransactionID: otid, transactionID: "\(otid)-2", purchaseMs: t0 + 30 * day, expiresMs: expires),
+        ], renewals: [R(originalTransactionID: otid)])
+    }
+
+    @Test func aMixedNightWritesExactlyWhatAppleSaid() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let newcomer = try db.insert(userID: "newcomer", receipt: "R-new")
+                let renewing = try db.insert(userID: "renewing", receipt: "R-renew", verified("otid-renew"))
+                let failingCharge = try db.insert(userID: "grace", receipt: "R-grace", verified("otid-grace"))
+                let flaky = try db.insert(userID: "flaky", receipt: "R-flaky", verified("otid-flaky"))
+                let refunded = try db.insert(userID: "refund", receipt: "R-refund", verified("otid-refund"))
+                let broken = try db.insert(userID: "broken", receipt: "R-broken", verified("otid-broken"))
+                let replayer = try db.insert(userID: "replayer", receipt: "R-replay")
+                let otherApp = try db.insert(userID: "other-app", receipt: "R-other", verified("otid-other"))
+                let farAway = try db.insert(userID: "far-away", receipt: "R-far", verified("otid-far", expires: t0 + 200 * day))
+
+                await server.script("R-new", [.json(AppleJSON.valid(latestReceipt: "NEW-new", transactions: [T(originalTransactionID: "otid-new", expiresMs: t0 + 33 * day)], renewals: [R(originalTransactionID: "otid-new")]))])
+                await server.script("R-renew", [.json(renewal("otid-renew", expires: t0 + 60 * day))])
+                await server.script("R-grace", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-grace")], renewals: [R(originalTransactionID: "otid-grace", expirationIntent: "2", isInBillingRetry: "1", graceEndsMs: t0 + 46 * day)]))])
+                await server.script("R-flaky", [.http(503), .drop, .json(renewal("otid-flaky", expires: t0 + 60 * day))])
+                await server.script("R-refund", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-refund", cancellationMs: t0 + 20 * day)], renewals: [R(originalTransactionID: "otid-refund", autoRenewStatus: "0")]))])
+                await server.script("R-broken", [.json(AppleJSON.status(21003))])
+                await server.script("R-replay", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-renew", expiresMs: t0 + 60 * day)], renewals: []))])
+                await server.script("R-other", [.json(AppleJSON.valid(bundleID: "com.other.app", transactions: [T(originalTransactionID: "otid-other")], renewals: []))])
+
+                let before = (replayer: try db.contractColumns(replayer), broken: try db.contractColumns(broken), other: try db.contractColumns(otherApp), far: try db.contractColumns(farAway))
+                let logs = InMemoryLogHandler()
+                let report = try await poll(db, production, sandbox, concurrency: 1, logs: logs)
+
+                // Receipts are personal data and the secret is a secret: neither reaches a log line,
+                // even at trace level (the HTTP client's own lines included).
+                #expect(!logs.entries.isEmpty)
+                for entry in logs.entries {
+                    let line = "\(entry.message) \(entry.metadata)"
+                    for secret in ["R-new", "R-renew", "R-grace", "R-flaky", "R-replay", "NEW-", "shh-secret"] {
+                        #expect(!line.contains(secret), "log line leaks \(secret): \(line)")
+                    }
+                }
+                #expect(logs.entries.contains { $0.message == "subscription changed" && $0.metadata["subscription.id"] == "\(newcomer)" && $0.metadata["transition"] == "first_verified" })
+
+                #expect(report.selected == 8)
+                #expect(report.verified == 5)
+                #expect(report.updated == 5)
+                #expect(report.unchanged == 0)
+                #expect(report.failedByReason == [.appleStatus: 1, .conflict: 1, .bundleMismatch: 1])
+                #expect(report.failedByAppleStatus == [21003: 1])
+                #expect(report.transitions == [.firstVerified: 1, .renewed: 2, .enteredGrace: 1, .refunded: 1])
+                #expect(report.retries == 2)
+                #expect(report.requests == 10)
+                #expect(report.exitCode == .someFailed)
+                #expect(report.aborted == nil)
+
+                #expect(try await db.store.subscription(id: newcomer)?.state == SubscriptionState(
+                    originalTransactionID: "otid-new", productID: "premium.monthly", environment: "Production",
+                    expiresAt: t0 + 33 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly"))
+                #expect(try await db.store.subscription(id: newcomer)?.latestReceipt == "NEW-new")
+                #expect(try await db.store.subscription(id: renewing)?.state == verified("otid-renew", expires: t0 + 60 * day))
+                #expect(try await db.store.subscription(id: renewing)?.latestReceipt == "NEW-otid-renew")
+                var grace = verified("otid-grace")
+                grace.isInBillingRetry = true
+                grace.gracePeriodExpiresAt = t0 + 46 * day
+                grace.expirationIntent = 2
+                #expect(try await db.store.subscription(id: failingCharge)?.state == grace)
+                #expect(try await db.store.subscription(id: flaky)?.state == verified("otid-flaky", expires: t0 + 60 * day))
+                var refund = verified("otid-refund")
+                refund.cancelledAt = t0 + 20 * day
+                refund.autoRenewStatus = false
+                #expect(try await db.store.subscription(id: refunded)?.state == refund)
+                #expect(try db.contractColumns(replayer) == before.replayer)
+                #expect(try db.contractColumns(broken) == before.broken)
+                #expect(try db.contractColumns(otherApp) == before.other)
+                #expect(try db.contractColumns(farAway) == before.far)
+                #expect(await server.requests(for: "R-far").isEmpty)
+                #expect(try db.rawRow(otherApp)?["last_error_reason"] == "bundle_mismatch")
+
+                // What the web service sees at the run's clock (the view reads the real clock, so
+                // the Swift rule is applied to the stored rows at `now`).
+                let states = try await [newcomer, renewing, failingCharge, refunded, broken, replayer].asyncMap { try await db.store.subscription(id: $0)!.state.entitlement(at: now) }
+                #expect(states == [.active, .active, .active, .refunded, .active, .unverified])
+            }
+        }
+    }
+
+    @Test func everyKindOfFailureKeepsThePreviousEntitlement() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                var graceState = verified("otid-0", expires: now - 2 * day)
+                graceState.gracePeriodExpiresAt = now + 3 * day
+                graceState.isInBillingRetry = true
+                graceState.expirationIntent = 2
+                let scripts: [(String, [ScriptedAppStore.Reply])] = [
+                    ("R-503", [.http(503)]),
+                    ("R-429", [.http(429, headers: ["Retry-After": "0"])]),
+                    ("R-drop", [.drop]),
+                    ("R-html", [.html]),
+                    ("R-slow", [.delayed(.seconds(2), .json(renewal("otid-5", expires: t0 + 60 * day)))]),
+                    ("R-21003", [.json(AppleJSON.status(21003))]),
+                    ("R-21010", [.json(AppleJSON.status(21010))]),
+                    ("R-21100-false", [.json(AppleJSON.status(21100, retryFlag: ("is_retryable", "false")))]),
+                    ("R-21005", [.json(AppleJSON.status(21005))]),
+                    ("R-shape", [.json(#"{"status": 0, "receipt": {"bundle_id": "com.example.premium"}, "latest_receipt_info": [{"original_transaction_id": "x", "expires_date_ms": "soon"}]}"#)]),
+                    ("R-bundle", [.json(AppleJSON.valid(bundleID: "com.other", transactions: [T()], renewals: []))]),
+                    ("R-chain", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "someone-else")], renewals: []))]),
+                ]
+                var ids: [Int64] = []
+                for (index, (receipt, replies)) in scripts.enumerated() {
+                    var state = graceState
+                    state.originalTransactionID = "otid-\(index)"
+                    ids.append(try db.insert(userID: "user-\(index)", receipt: receipt, state))
+                    await server.script(receipt, replies)
+                }
+                let before = try ids.map { try db.contractColumns($0) }
+                let report = try await poll(db, production, sandbox, attempts: 2, concurrency: 6)
+                #expect(report.selected == scripts.count)
+                #expect(report.verified == 0)
+                #expect(report.failed == scripts.count)
+                #expect(report.failedByReason == [
+                    .httpStatus: 2, .transport: 1, .notJSON: 1, .timeout: 1, .appleStatus: 4,
+                    .unexpectedResponse: 1, .bundleMismatch: 1, .chainNotInReceipt: 1,
+                ])
+                #expect(try ids.map { try db.contractColumns($0) } == before)
+                for id in ids {
+                    let raw = try #require(try db.rawRow(id))
+                    #expect(raw["consecutive_failures"] == 1)
+                    #expect(raw["latest_receipt"] as String == scripts[Int(id - 1)].0)
+                }
+                // Each row keeps its grace period: the web service still grants access.
+                for id in ids { #expect(try await db.store.subscription(id: id)?.state.entitlement(at: now) == .gracePeriod) }
+            }
+        }
+    }
+
+    @Test func dryRunCallsAppleButWritesNothing() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                try db.insert(userID: "owner", receipt: "R-owner", verified("otid-1"))
+                try db.insert(userID: "replayer", receipt: "R-replay")
+                try db.insert(userID: "broken", receipt: "R-broken", verified("otid-3"))
+                await server.script("R-owner", [.json(renewal("otid-1", expires: t0 + 60 * day))])
+                await server.script("R-replay", [.json(renewal("otid-1", expires: t0 + 60 * day))])
+                await server.script("R-broken", [.json(AppleJSON.status(21003))])
+                let snapshot = { try db.webService.read { d in try Row.fetchAll(d, sql: "SELECT * FROM subscriptions ORDER BY id") } }
+                let before = try snapshot()
+                let report = try await poll(db, production, sandbox, dryRun: true)
+                #expect(report.dryRun)
+                #expect(report.verified == 1)
+                #expect(report.updated == 1)
+                #expect(report.transitions == [.renewed: 1])
+                #expect(report.failedByReason == [.conflict: 1, .appleStatus: 1])
+                #expect(try snapshot() == before)
+                #expect(await server.received.count == 3)
+            }
+        }
+    }
+
+    @Test func sharedSecretMismatchAbortsBeforeMoreRequests() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<10 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
+                    await server.script("R\(index)", [.json(AppleJSON.status(21004))])
+                }
+                let before = try (1...10).map { try db.contractColumns(Int64($0)) }
+                let report = try await poll(db, production, sandbox, concurrency: 1)
+                #expect(report.exitCode == .aborted)
+                #expect(report.aborted == RunAbort.sharedSecretMismatch.description)
+                #expect(await server.received.count == 1)
+                #expect(try (1...10).map { try db.contractColumns(Int64($0)) } == before)
+                #expect(try db.rawRow(1)?["consecutive_failures"] == 0)
+            }
+        }
+    }
+
+    @Test func pagesAndConcurrencyStayBounded() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<40 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
+                    await server.script("R\(index)", [.delayed(.milliseconds(20), .json(renewal("otid-\(index)", expires: t0 + 60 * day)))])
+                }
+                let report = try await poll(db, production, sandbox, concurrency: 5, pageSize: 7)
+                #expect(report.selected == 40)
+                #expect(report.verified == 40)
+                #expect(report.transitions == [.renewed: 40])
+                #expect(report.exitCode == .success)
+                let received = await server.received.compactMap(\.receipt)
+                #expect(received.count == 40)
+                #expect(Set(received).count == 40)
+                let maxInFlight = await server.maxInFlight
+                #expect(maxInFlight <= 5)
+                #expect(maxInFlight >= 2)
+                // A second run the same night finds them renewed and far from expiry: nothing to do.
+                let second = try await poll(db, production, sandbox)
+                #expect(second.selected == 0)
+                #expect(second.exitCode == .success)
+            }
+        }
+    }
+
+    @Test func sandboxSubscriptionsAreRememberedAndAskedInSandboxFirst() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let id = try db.insert(userID: "reviewer", receipt: "R-sb")
+                await server.script("R-sb", environment: "production", [.json(AppleJSON.status(21007))])
+                await server.script("R-sb", environment: "sandbox", [.json(AppleJSON.valid(environment: "Sandbox", latestReceipt: nil, transactions: [T(originalTransactionID: "otid-sb")], renewals: []))])
+                let first = try await poll(db, production, sandbox)
+                #expect(first.verified == 1)
+                #expect(try await db.store.subscription(id: id)?.state.environment == "Sandbox")
+                _ = try await poll(db, production, sandbox)
+                #expect(await server.received.map(\.environment) == ["production", "sandbox", "sandbox"])
+            }
+        }
+    }
+
+    @Test func unreadableStoreAbortsTheRun() async throws {
+        try await withTemporaryDatabase { db in
+            try db.store.close()
+            let report = try await poll(db, "http://127.0.0.1:9/verifyReceipt", "http://127.0.0.1:9/verifyReceipt")
+            #expect(report.exitCode == .aborted)
+            #expect(report.aborted?.hasPrefix("the store could not be read") == true)
+            #expect(report.selected == 0)
+        }
+    }
+
+    @Test func jsonReportIsOneDocumentWithEveryCount() throws {
+        var report = RunReport(nowMs: 1_000, dryRun: false)
+        report.selected = 3
+        report.verified = 2
+        report.updated = 1
+        report.unchanged = 1
+        report.requests = 5
+        report.retries = 2
+        report.countFailure(.init(.appleStatus, "x", appleStatus: .notAuthenticated))
+        report.transitions = [.renewed: 1, .unchanged: 1]
+        report.durationSeconds = 1.5
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
+        #expect(object["selected"] as? Int == 3)
+        #expect(object["verified"] as? Int == 2)
+        #expect(object["updated"] as? Int == 1)
+        #expect(object["unchanged"] as? Int == 1)
+        #expect(object["failed"] as? Int == 1)
+        #expect(object["failed_by_reason"] as? [String: Int] == ["apple_status": 1])
+        #expect(object["failed_by_apple_status"] as? [String: Int] == ["21003": 1])
+        #expect(object["transitions"] as? [String: Int] == ["renewed": 1, "unchanged": 1])
+        #expect(object["retries"] as? Int == 2)
+        #expect(object["requests"] as? Int == 5)
+        #expect(object["duration_seconds"] as? Double == 1.5)
+        #expect(object["exit_code"] as? Int == 1)
+        #expect(object["dry_run"] as? Bool == false)
+    }
+}
+
+extension Array {
+    func asyncMap<U>(_ transform: (Element) async throws -> U) async rethrows -> [U] {
+        var result: [U] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}
