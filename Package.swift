@@ -55,6 +55,8 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 "SQLiteStore",
+                // Built before the tests so that CommandLineTests can run the real binary.
+                "status-poller",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

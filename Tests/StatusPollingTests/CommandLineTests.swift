@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// The `status-poller` binary as cron runs it: exit codes, one report on stdout, logs on stderr,
+/// the secret from the environment or a file.
+@Suite struct CommandLineTests {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var binary: URL {
+        let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
+        for candidate in [Bundle.main.bundleURL, testBundle] {
+            let url = candidate.appendingPathComponent("status-poller")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: ".build/debug/status-poller")
+    }
+
+    func statusPoller(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
+        env.merge(environment) { $1 }
+        process.environment = env
+        // Files, not pipes, and a termination handler, not waitUntilExit: nothing here may block one
+        // of the (two, on these machines) threads of the cooperative pool.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("stdout")
+        let errURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch { continuation.resume(throwing: error) }
+        }
+        try out.close()
+        try err.close()
+        return Outcome(
+            status: status,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+
+    @Test func helpDocumentsTheExitCodes() async throws {
+        let help = try await statusPoller(["run", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("APPSTORE_SHARED_SECRET"))
+        #expect(help.stdout.contains("Exit codes: 0 every selected subscription verified"))
+        let root = try await statusPoller(["--help"])
+        #expect(root.stdout.contains("3  run aborted"))
+    }
+
+    @Test func usageErrorsExitTwoWithWhatToDo() async throws {
+        try await withTemporaryDatabase { db in
+            let secret = ["APPSTORE_SHARED_SECRET": "s3cr3t"]
+            let noSecret = try await statusPoller(["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID])
+            #expect(noSecret.status == 2)
+            #expect(noSecret.stderr.contains("no App Store shared secret. Set APPSTORE_SHARED_SECRET or pass --shared-secret-file PATH"))
+            #expect(noSecret.stdout.isEmpty)
+
+            let missing = try await statusPoller(["run", "--database", db.path + ".typo", "--bundle-id", "x"], environment: secret)
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("Create it with `status-poller migrate --database \(db.path).typo`"))
+            #expect(!FileManager.default.fileExists(atPath: db.path + ".typo"))
+
+            let badFlag = try await statusPoller(["run", "--database", db.path, "--bundle-id", "x", "--concurrency", "0"], environment: secret)
+            #expect(badFlag.status == 2)
+            #expect(badFlag.stderr.contains("--concurrency must be between 1 and 512, got 0."))
+
+            let badNow = try await statusPoller(["run", "--database", db.path, "--bundle-id", "x", "--now", "yesterday"], environment: secret)
+            #expect(badNow.status == 2)
+            #expect(badNow.stderr.contains("--now must be ISO 8601"))
+
+            let unknown = try await statusPoller(["run", "--database", db.path, "--bundle-id", "x", "--shared-secret", "oops"], environment: secret)
+            #expect(unknown.status == 2)
+
+            let unreadableSecret = try await statusPoller(["run", "--database", db.path, "--bundle-id", "x", "--shared-secret-file", "/nonexistent/secret"])
+            #expect(unreadableSecret.status == 2)
+            #expect(unreadableSecret.stderr.contains("cannot read the shared secret file /nonexistent/secret"))
+        }
+    }
+
+    @Test func aRunPrintsOneJSONReportAndMapsFailuresToExitOne() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let secretFile = db.directory.appendingPathComponent("secret").path
+                try Data("file-secret\n".utf8).write(to: URL(fileURLWithPath: secretFile))
+                try db.insert(userID: "ok", receipt: "R-ok")
+                try db.insert(userID: "bad", receipt: "R-bad")
+                await server.script("R-ok", [.json(AppleJSON.valid(transactions: [AppleJSON.Transaction()], renewals: []))])
+                await server.script("R-bad", [.json(AppleJSON.status(21003))])
+                let outcome = try await statusPoller([
+                    "run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", "2026-01-29T00:00:00Z",
+                    "--production-url", production, "--sandbox-url", sandbox, "--shared-secret-file", secretFile,
+                    "--report", "json", "--log-level", "trace",
+                ])
+                #expect(outcome.status == 1)
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+                #expect(report["selected"] as? Int == 2)
+                #expect(report["verified"] as? Int == 1)
+                #expect(report["failed_by_reason"] as? [String: Int] == ["apple_status": 1])
+                #expect(report["now_ms"] as? Int == 1_769_644_800_000)
+                #expect(report["exit_code"] as? Int == 1)
+                #expect(await server.received.map(\.password) == ["file-secret", "file-secret"])
+                #expect(!outcome.stderr.contains("file-secret"))
+                #expect(!outcome.stderr.contains("R-ok"))
+                #expect(outcome.stderr.contains("verification failed; entitlement kept"))
+            }
+        }
+    }
+
+    @Test func sharedSecretMismatchExitsThree() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                try db.insert(userID: "u", receipt: "R")
+                await server.script("R", [.json(AppleJSON.status(21004))])
+                let outcome = try await statusPoller(
+                    ["run", "--database", db.path, "--bundle-id", "x", "--production-url", production, "--sandbox-url", sandbox],
+                    environment: ["APPSTORE_SHARED_SECRET": "wrong"])
+                #expect(outcome.status == 3)
+                #expect(outcome.stdout.contains("ABORTED    Apple answered 21004"))
+            }
+        }
+    }
+
+    @Test func migrateCreatesThenReportsUpToDate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("new.sqlite").path
+        let first = try await statusPoller(["migrate", "--database", path])
+        #expect(first.status == 0)
+        #expect(first.stdout == "applied 1 migration(s) to \(path): v1: subscriptions and entitlements\n")
+        let second = try await statusPoller(["migrate", "--database", path])
+        #expect(second.stdout == "schema is up to date: \(path)\n")
+        let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])
+        #expect(nowhere.status == 2)
+        #expect(nowhere.stderr.contains("cannot open the database at /nonexistent-dir/x.sqlite"))
+    }
+}
