@@ -31,8 +31,20 @@ enum SQLiteSchema {
                     last_apple_status INTEGER,
                     last_error_reason TEXT,
                     last_error TEXT,
-                    consecutive_failures INTEGER NOT NULL DEFAULT 0
+                    consecutive_failures INTEGER NOT NULL DEFAULT 0,
+                    -- 1 when the web service stored a new receipt since the last verification
+                    receipt_uploaded INTEGER NOT NULL DEFAULT 0
                 );
+                -- A receipt the web service uploads (a resubscription after a lapse, say) makes the
+                -- row due even when its expiry is far outside the nightly windows. The poller's own
+                -- writes change last_verified_at in the same statement, so they do not set the flag.
+                CREATE TRIGGER subscriptions_receipt_uploaded
+                AFTER UPDATE OF latest_receipt ON subscriptions
+                WHEN NEW.latest_receipt IS NOT OLD.latest_receipt
+                    AND NEW.last_verified_at IS OLD.last_verified_at
+                BEGIN
+                    UPDATE subscriptions SET receipt_uploaded = 1 WHERE id = NEW.id;
+                END;
                 CREATE INDEX subscriptions_user_id ON subscriptions(user_id);
                 CREATE INDEX subscriptions_expires_at ON subscriptions(expires_at);
                 CREATE INDEX subscriptions_grace_period_expires_at

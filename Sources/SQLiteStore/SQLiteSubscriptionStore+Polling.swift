@@ -6,6 +6,7 @@ extension SQLiteSubscriptionStore {
     private static func dueFilter(_ b: SelectionWindows.Bounds) -> SQL {
         """
         (original_transaction_id IS NULL
+         OR receipt_uploaded = 1
          OR expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
          OR (is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince))
          OR grace_period_expires_at >= \(b.graceEndedSince))
@@ -66,7 +67,8 @@ extension SQLiteSubscriptionStore {
                     last_apple_status = \(update.appleStatus.rawValue),
                     last_error_reason = NULL,
                     last_error = NULL,
-                    consecutive_failures = 0
+                    consecutive_failures = 0,
+                    receipt_uploaded = 0
                 WHERE id = \(update.subscriptionID)
                 """)
             return .written(previous: current.state)

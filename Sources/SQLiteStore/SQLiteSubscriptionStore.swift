@@ -47,6 +47,9 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "status-poller"
+        // WAL with synchronous=NORMAL: a committed answer survives a crash of the process; a power
+        // loss can roll back the last few commits, which the next run simply verifies again.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             return try DatabasePool(path: path, configuration: configuration)
         } catch let error as DatabaseError {
@@ -72,6 +75,24 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
     public func subscriptions(userID: String) async throws -> [SubscriptionRow] {
         try await pool.read { db in
             try SubscriptionRecord.filter(Column("user_id") == userID).order(Column("id")).fetchAll(db).map(\.row)
+        }
+    }
+
+    /// Stores a receipt the app uploaded, as the web service does; the next run verifies it.
+    public func uploadReceipt(subscriptionID: Int64, receipt: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE subscriptions SET latest_receipt = ? WHERE id = ?", arguments: [receipt, subscriptionID])
+        }
+    }
+
+    /// One page of every row, in `id` order, with its bookkeeping: for checks and reports that walk
+    /// the whole table without loading it at once.
+    public func subscriptionsWithBookkeeping(after cursor: Int64, limit: Int) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit])
+            return try rows.map { row in
+                (try SubscriptionRecord(row: row).row, try BookkeepingRecord(row: row).bookkeeping)
+            }
         }
     }
 

@@ -18,6 +18,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, TableRecord, Sendable {
     var autoRenewProductID: String?
     var expirationIntent: Int?
     var cancelledAt: Int64?
+    var receiptUploaded: Bool
 
     enum CodingKeys: String, CodingKey {
         case id
@@ -33,6 +34,7 @@ struct SubscriptionRecord: Codable, FetchableRecord, TableRecord, Sendable {
         case autoRenewProductID = "auto_renew_product_id"
         case expirationIntent = "expiration_intent"
         case cancelledAt = "cancelled_at"
+        case receiptUploaded = "receipt_uploaded"
     }
 
     /// Only the columns the run needs, so bookkeeping columns can be added without touching this.
@@ -47,10 +49,35 @@ struct SubscriptionRecord: Codable, FetchableRecord, TableRecord, Sendable {
     }
 
     var row: SubscriptionRow {
-        SubscriptionRow(id: id, userID: userID, latestReceipt: latestReceipt, state: state)
+        SubscriptionRow(id: id, userID: userID, latestReceipt: latestReceipt, state: state, receiptUploaded: receiptUploaded)
     }
 }
 
 extension SubscriptionRecord.CodingKeys: CaseIterable {
     static var allColumnNames: [String] { allCases.map(\.rawValue) }
+}
+
+/// The bookkeeping columns of a row.
+struct BookkeepingRecord: Codable, FetchableRecord, Sendable {
+    var lastAttemptAt: Int64?
+    var lastVerifiedAt: Int64?
+    var lastAppleStatus: Int?
+    var lastErrorReason: String?
+    var lastError: String?
+    var consecutiveFailures: Int
+
+    enum CodingKeys: String, CodingKey {
+        case lastAttemptAt = "last_attempt_at"
+        case lastVerifiedAt = "last_verified_at"
+        case lastAppleStatus = "last_apple_status"
+        case lastErrorReason = "last_error_reason"
+        case lastError = "last_error"
+        case consecutiveFailures = "consecutive_failures"
+    }
+
+    var bookkeeping: SubscriptionBookkeeping {
+        SubscriptionBookkeeping(
+            lastAttemptAt: lastAttemptAt, lastVerifiedAt: lastVerifiedAt, lastAppleStatus: lastAppleStatus,
+            lastErrorReason: lastErrorReason, lastError: lastError, consecutiveFailures: consecutiveFailures)
+    }
 }

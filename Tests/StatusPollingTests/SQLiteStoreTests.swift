@@ -230,6 +230,42 @@ import Testing
         }
     }
 
+    @Test func anUploadedReceiptMakesALapsedRowDueUntilVerified() async throws {
+        try await withTemporaryDatabase { db in
+            let now = t0 + 200 * day
+            let id = try db.insert(userID: "lapsed", receipt: "R-old", verified)
+            #expect(try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10).isEmpty)
+            try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-resubscribed")
+            let due = try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10)
+            #expect(due.map(\.id) == [id])
+            #expect(due.first?.receiptUploaded == true)
+            #expect(SelectionWindows().bounds(nowMs: now).selects(verified, receiptUploaded: true))
+            // The poller's own write, which replaces the receipt with Apple's, clears the flag.
+            var renewed = verified
+            renewed.expiresAt = now + 30 * day
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", appleStatus: .valid, verifiedAtMs: now))
+            #expect(try db.rawRow(id)?["receipt_uploaded"] == 0)
+            #expect(try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10).isEmpty)
+            // A failure leaves it due.
+            try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-again")
+            try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: now + 1))
+            #expect(try db.rawRow(id)?["receipt_uploaded"] == 1)
+        }
+    }
+
+    @Test func walksEveryRowWithItsBookkeeping() async throws {
+        try await withTemporaryDatabase { db in
+            let a = try db.insert(userID: "a", receipt: "Ra", verified)
+            let b = try db.insert(userID: "b", receipt: "Rb")
+            try await db.store.recordFailure(.init(subscriptionID: b, failure: .init(.appleStatus, "Apple answered status 21003", appleStatus: .notAuthenticated), attemptedAtMs: t0))
+            let page = try await db.store.subscriptionsWithBookkeeping(after: 0, limit: 10)
+            #expect(page.map(\.0.id) == [a, b])
+            #expect(page[0].1 == SubscriptionBookkeeping())
+            #expect(page[1].1 == SubscriptionBookkeeping(lastAttemptAt: t0, lastAppleStatus: 21003, lastErrorReason: "apple_status", lastError: "Apple answered status 21003", consecutiveFailures: 1))
+            #expect(try await db.store.subscriptionsWithBookkeeping(after: b, limit: 10).isEmpty)
+        }
+    }
+
     @Test func enrolAndLookUpByUser() async throws {
         try await withTemporaryDatabase { db in
             let id = try await db.store.enroll(userID: "u-42", receipt: "RECEIPT")

@@ -65,8 +65,9 @@ public struct FailedVerification: Sendable, Equatable {
     }
 }
 
-/// Which rows a nightly run sends to Apple, relative to the run's clock. Everything else (an
-/// active subscription far from expiry, one long lapsed) is left alone.
+/// Which rows a nightly run sends to Apple, relative to the run's clock: never verified, a receipt
+/// newly uploaded by the web service, near expiry, in billing retry, in or just out of a grace
+/// period. Everything else (an active subscription far from expiry, one long lapsed) is left alone.
 public struct SelectionWindows: Sendable, Equatable {
     /// Rows that expired at most this long ago…
     public var nearExpiryBefore: Duration
@@ -105,8 +106,8 @@ public struct SelectionWindows: Sendable, Equatable {
 
         /// Whether a row with `state` is selected: the same rule as the store's SQL, for tests and
         /// for stores that cannot filter.
-        public func selects(_ state: SubscriptionState) -> Bool {
-            guard state.originalTransactionID != nil else { return true }
+        public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+            guard state.originalTransactionID != nil, !receiptUploaded else { return true }
             if let expires = state.expiresAt {
                 if (nearExpiryFrom...nearExpiryTo).contains(expires) { return true }
                 if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
