@@ -3,11 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "status-poller",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "status-poller", targets: ["status-poller"]),
         .library(name: "StatusPolling", targets: ["StatusPolling"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+        .library(name: "PollingDemo", targets: ["PollingDemo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -40,12 +42,35 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A verifyReceipt-compatible App Store over simulated time. Shares no type with the poller,
+        // so a decoding mistake in the client cannot be mirrored by the simulator.
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The demo: the poller, night after night, against the simulator, checked against its truth.
+        .target(
+            name: "PollingDemo",
+            dependencies: [
+                "StatusPolling",
+                "SQLiteStore",
+                "AppStoreSimulator",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The thin command line: parse, configure, call the library, map the outcome to an exit code.
         .executableTarget(
             name: "status-poller",
             dependencies: [
                 "StatusPolling",
                 "SQLiteStore",
+                "AppStoreSimulator",
+                "PollingDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -55,6 +80,8 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 "SQLiteStore",
+                "AppStoreSimulator",
+                "PollingDemo",
                 // Built before the tests so that CommandLineTests can run the real binary.
                 "status-poller",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -66,6 +66,17 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
         }
     }
 
+    /// Inserts many subscribers in one transaction (an import, the demo's enrolment); returns their ids in order.
+    public func enroll(_ subscribers: [(userID: String, receipt: String)]) async throws -> [Int64] {
+        try await pool.write { db in
+            let statement = try db.makeStatement(sql: "INSERT INTO subscriptions (user_id, latest_receipt) VALUES (?, ?)")
+            return try subscribers.map { subscriber in
+                try statement.execute(arguments: [subscriber.userID, subscriber.receipt])
+                return db.lastInsertedRowID
+            }
+        }
+    }
+
     /// The row with `id`, as the run would read it.
     public func subscription(id: Int64) async throws -> SubscriptionRow? {
         try await pool.read { db in try SubscriptionRecord.fetchOne(db, key: id)?.row }

@@ -7,3 +7,8 @@ func usageError(_ message: String) -> ExitCode {
     FileHandle.standardError.write(Data("error: \(message)\n".utf8))
     return ExitCode(RunExitCode.usage.rawValue)
 }
+
+/// Writes a line to stdout at once (unbuffered), so progress shows while a long command runs.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -14,7 +14,7 @@ struct StatusPoller: AsyncParsableCommand {
               2  usage or configuration error (bad flag, missing secret, unreadable or unmigrated database)
               3  run aborted (Apple answered 21004, or the database could not be read)
             """,
-        subcommands: [Run.self, Migrate.self])
+        subcommands: [Run.self, Migrate.self, DemoCommand.self, Simulate.self])
 
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),
     /// as the README and `--help` document.

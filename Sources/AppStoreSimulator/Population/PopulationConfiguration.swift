@@ -1,0 +1,78 @@
+/// How the simulated population behaves. Rates are per billing period unless said otherwise;
+/// the defaults are in the range app businesses report for monthly subscriptions.
+public struct PopulationConfiguration: Sendable, Equatable {
+    /// Subscribers in the population.
+    public var subscribers: Int
+    /// Seed of every draw: the same seed gives the same population and the same faults.
+    public var seed: UInt64
+    /// The simulated instant the population is built around (ms); first purchases lie before it.
+    public var startMs: Int64
+    /// Lifecycles are generated up to this instant (ms).
+    public var horizonMs: Int64
+    /// The app's bundle identifier, in every receipt.
+    public var bundleID: String
+    /// The app's shared secret; requests with another `password` get 21004.
+    public var sharedSecret: String
+    /// Billing grace period in days (Apple offers 3, 16 or 28); 0 turns it off.
+    public var gracePeriodDays: Int
+    /// How long Apple keeps retrying a failed charge.
+    public var billingRetryDays: Int
+
+    /// Share of subscribers on the yearly plan, and on the higher tier.
+    public var yearlyShare: Double
+    public var proShare: Double
+    /// Share that started with a free trial, and with an introductory offer.
+    public var trialShare: Double
+    public var introOfferShare: Double
+    /// Share that also subscribes in the second group (two chains in one receipt).
+    public var secondGroupShare: Double
+    /// Share of sandbox receipts (App Review, TestFlight): production answers 21007.
+    public var sandboxShare: Double
+
+    /// The user turns auto-renew off during a period (voluntary churn).
+    public var churnRate: Double
+    /// The renewal charge fails (billing retry, grace period).
+    public var billingFailureRate: Double
+    /// A failed charge is recovered before Apple gives up.
+    public var recoveryRate: Double
+    /// Apple support refunds the current period.
+    public var refundRate: Double
+    /// A monthly subscriber upgrades to the higher tier mid-period.
+    public var upgradeRate: Double
+    /// A higher-tier subscriber downgrades (takes effect at the next renewal).
+    public var downgradeRate: Double
+    /// A lapsed subscriber comes back within 60 days.
+    public var resubscribeRate: Double
+
+    public init(
+        subscribers: Int = 3000, seed: UInt64 = 42, startMs: Int64, horizonMs: Int64? = nil,
+        bundleID: String = "com.example.premium", sharedSecret: String = "simulator-shared-secret",
+        gracePeriodDays: Int = 16, billingRetryDays: Int = 60,
+        yearlyShare: Double = 0.2, proShare: Double = 0.15, trialShare: Double = 0.25, introOfferShare: Double = 0.1,
+        secondGroupShare: Double = 0.08, sandboxShare: Double = 0.02,
+        churnRate: Double = 0.06, billingFailureRate: Double = 0.07, recoveryRate: Double = 0.65,
+        refundRate: Double = 0.01, upgradeRate: Double = 0.02, downgradeRate: Double = 0.03, resubscribeRate: Double = 0.25
+    ) {
+        self.subscribers = subscribers
+        self.seed = seed
+        self.startMs = startMs
+        self.horizonMs = horizonMs ?? startMs + 400 * Catalog.dayMs
+        self.bundleID = bundleID
+        self.sharedSecret = sharedSecret
+        self.gracePeriodDays = gracePeriodDays
+        self.billingRetryDays = billingRetryDays
+        self.yearlyShare = yearlyShare
+        self.proShare = proShare
+        self.trialShare = trialShare
+        self.introOfferShare = introOfferShare
+        self.secondGroupShare = secondGroupShare
+        self.sandboxShare = sandboxShare
+        self.churnRate = churnRate
+        self.billingFailureRate = billingFailureRate
+        self.recoveryRate = recoveryRate
+        self.refundRate = refundRate
+        self.upgradeRate = upgradeRate
+        self.downgradeRate = downgradeRate
+        self.resubscribeRate = resubscribeRate
+    }
+}

@@ -1,0 +1,69 @@
+/// One subscription (one `original_transaction_id`) as the App Store recorded it over simulated
+/// time: every transaction and every change, each stamped with the instant it happened. What Apple
+/// answers at an instant, and the truth at that instant, are both read from this history.
+public struct SimulatedChain: Sendable {
+    /// A charge, renewal or free trial.
+    public struct Transaction: Sendable {
+        public var transactionID: String
+        public var productID: String
+        /// When the charge went through; the transaction is visible from then on.
+        public var purchaseMs: Int64
+        public var expiresMs: Int64
+        public var isTrial: Bool
+        public var isIntroOffer: Bool
+        /// Apple support refunded it at this instant.
+        public var refundedAtMs: Int64?
+        /// The user upgraded away from it at this instant (`is_upgraded`, and cancelled then).
+        public var upgradedAtMs: Int64?
+    }
+
+    /// A value that changed at an instant (auto-renew status, the product that renews next).
+    public struct Change<Value: Sendable>: Sendable {
+        public var atMs: Int64
+        public var value: Value
+    }
+
+    /// Apple retrying a failed renewal charge, from the expiry until recovery or until it gives up.
+    public struct BillingRetry: Sendable {
+        public var startMs: Int64
+        public var endMs: Int64
+        /// The end of the billing grace period, when the app has one.
+        public var graceEndMs: Int64?
+        public var recovered: Bool
+    }
+
+    /// The subscription ended at this instant for this `expiration_intent` (1 voluntary, 2 billing).
+    public struct Lapse: Sendable {
+        public var atMs: Int64
+        public var intent: Int
+    }
+
+    public var originalTransactionID: String
+    public var groupID: String
+    public var transactions: [Transaction] = []
+    public var autoRenew: [Change<Bool>] = []
+    public var autoRenewProduct: [Change<String>] = []
+    public var billingRetries: [BillingRetry] = []
+    public var lapses: [Lapse] = []
+    /// Instants the user bought in the app (resubscription, upgrade), which uploads a new receipt.
+    public var inAppPurchases: [Int64] = []
+
+    init(originalTransactionID: String, groupID: String) {
+        self.originalTransactionID = originalTransactionID
+        self.groupID = groupID
+    }
+
+    func latest<V>(_ changes: [Change<V>], at ms: Int64) -> V? {
+        changes.last { $0.atMs <= ms }?.value
+    }
+}
+
+/// One simulated customer: a user of the web service, their receipt, one or two chains.
+public struct SimulatedSubscriber: Sendable {
+    public var index: Int
+    /// The web service's `user_id` for this subscriber.
+    public var userID: String
+    /// "Production" or "Sandbox": the endpoint that accepts this receipt.
+    public var environment: String
+    public var chains: [SimulatedChain]
+}

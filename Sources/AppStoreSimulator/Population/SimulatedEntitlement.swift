@@ -1,0 +1,100 @@
+/// The ground truth of one subscription at one instant: what a correct poller's row holds after
+/// verifying at that instant. Read from the chain's history directly, never from the JSON the
+/// simulator sends, so a mistake in either shows up as a disagreement.
+public struct SimulatedEntitlement: Sendable, Equatable {
+    public var originalTransactionID: String
+    public var productID: String
+    public var environment: String
+    public var expiresAtMs: Int64
+    public var gracePeriodExpiresAtMs: Int64?
+    public var isInBillingRetry: Bool
+    public var autoRenewStatus: Bool
+    public var autoRenewProductID: String
+    public var expirationIntent: Int?
+    public var cancelledAtMs: Int64?
+    /// The receipt Apple hands out at this instant (`latest_receipt`).
+    public var latestReceipt: String
+    /// active, grace_period, billing_retry, expired or refunded.
+    public var state: String
+    public var isEntitled: Bool { state == "active" || state == "grace_period" }
+}
+
+extension SimulatedChain {
+    /// The transaction that gives access at `ms`: visible, not upgraded away from, latest expiry.
+    func current(at ms: Int64) -> Transaction? {
+        var best: Transaction?
+        for transaction in transactions where transaction.purchaseMs <= ms {
+            if let upgraded = transaction.upgradedAtMs, upgraded <= ms { continue }
+            if best == nil || transaction.expiresMs >= best!.expiresMs { best = transaction }
+        }
+        return best
+    }
+
+    /// Apple retrying a charge at `ms`, if it is.
+    func billingRetry(at ms: Int64) -> BillingRetry? {
+        billingRetries.first { $0.startMs <= ms && ms < $0.endMs }
+    }
+
+    /// `expiration_intent` at `ms`: only once the subscription has ended, and until a new charge.
+    func expirationIntent(at ms: Int64) -> Int? {
+        guard let current = current(at: ms), current.expiresMs <= ms else { return nil }
+        guard let lapse = lapses.last(where: { $0.atMs <= ms }) else { return nil }
+        let chargedSince = transactions.contains { $0.purchaseMs > lapse.atMs && $0.purchaseMs <= ms }
+        return chargedSince ? nil : lapse.intent
+    }
+
+    /// The truth at `ms`, or nil before the first purchase.
+    func entitlement(at ms: Int64, environment: String, latestReceipt: String) -> SimulatedEntitlement? {
+        guard let current = current(at: ms) else { return nil }
+        let retry = billingRetry(at: ms)
+        let grace = retry?.graceEndMs.flatMap { $0 > ms ? $0 : nil }
+        let refundedAt = current.refundedAtMs.flatMap { $0 <= ms ? $0 : nil }
+        let state: String
+        if refundedAt != nil {
+            state = "refunded"
+        } else if current.expiresMs > ms {
+            state = "active"
+        } else if grace != nil {
+            state = "grace_period"
+        } else if retry != nil {
+            state = "billing_retry"
+        } else {
+            state = "expired"
+        }
+        return SimulatedEntitlement(
+            originalTransactionID: originalTransactionID, productID: current.productID, environment: environment,
+            expiresAtMs: current.expiresMs, gracePeriodExpiresAtMs: grace, isInBillingRetry: retry != nil,
+            autoRenewStatus: latest(autoRenew, at: ms) ?? true,
+            autoRenewProductID: latest(autoRenewProduct, at: ms) ?? current.productID,
+            expirationIntent: expirationIntent(at: ms), cancelledAtMs: refundedAt,
+            latestReceipt: latestReceipt, state: state)
+    }
+}
+
+extension SimulatedSubscriber {
+    /// Transactions visible at `ms`, over every chain: the receipt's version.
+    func receiptVersion(at ms: Int64) -> Int {
+        chains.reduce(0) { total, chain in total + chain.transactions.count { $0.purchaseMs <= ms } }
+    }
+
+    /// The receipt the App Store hands out at `ms`.
+    public func receipt(at ms: Int64) -> String {
+        ReceiptToken(environment: environment, subscriberIndex: index, version: receiptVersion(at: ms)).encoded
+    }
+
+    /// The truth of the chain `originalTransactionID` at `ms`; with nil, of the chain a new
+    /// enrolment adopts (the one expiring last; ties to the smaller id).
+    public func entitlement(originalTransactionID: String?, at ms: Int64) -> SimulatedEntitlement? {
+        let receipt = receipt(at: ms)
+        let truths = chains.compactMap { $0.entitlement(at: ms, environment: environment, latestReceipt: receipt) }
+        if let originalTransactionID { return truths.first { $0.originalTransactionID == originalTransactionID } }
+        return truths.min { lhs, rhs in
+            lhs.expiresAtMs != rhs.expiresAtMs ? lhs.expiresAtMs > rhs.expiresAtMs : lhs.originalTransactionID < rhs.originalTransactionID
+        }
+    }
+
+    /// Instants in (after, through] when the user bought in the app, which uploads a new receipt.
+    public func inAppPurchases(after: Int64, through: Int64) -> [Int64] {
+        chains.flatMap(\.inAppPurchases).filter { $0 > after && $0 <= through }.sorted()
+    }
+}

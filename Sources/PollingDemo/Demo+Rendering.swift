@@ -1,0 +1,67 @@
+import Foundation
+import StatusPolling
+
+extension Demo.Night {
+    /// One line per night: what changed, what it cost, whether every row agrees with the truth.
+    public var line: String {
+        let t = report.transitions
+        let date = Date(timeIntervalSince1970: Double(clockMs) / 1000).formatted(.iso8601.year().month().day())
+        let verdict = check.disagreements.isEmpty ? "ok" : "\(check.disagreements.count) DISAGREE"
+        func n(_ value: Int, _ width: Int = 4) -> String { String(value).leftPadded(to: width) }
+        return "night \(String(number).leftPadded(to: 2)) \(date)\(faulty ? " " : "*")"
+            + " selected \(n(report.selected, 5))"
+            + " renewed \(n(t[.renewed, default: 0]))"
+            + " grace+ \(n(t[.enteredGrace, default: 0], 3))"
+            + " retry+ \(n(t[.enteredBillingRetry, default: 0], 3))"
+            + " recovered \(n(t[.recovered, default: 0], 3))"
+            + " expired \(n(t[.expired, default: 0], 3))"
+            + " refunded \(n(t[.refunded, default: 0], 2))"
+            + " upgraded \(n(t[.upgraded, default: 0], 2))"
+            + " new \(n(t[.firstVerified, default: 0]))"
+            + " retries \(n(report.retries))"
+            + " failed \(n(report.failed, 3))"
+            + "  truth: \(verdict)"
+    }
+}
+
+extension Demo.Outcome {
+    /// The closing table: entitlement states, the final agreement check, and what was injected.
+    public var summary: String {
+        var lines: [String] = []
+        let total = states.values.reduce(0, +)
+        lines.append("")
+        lines.append("Entitlements after the last night (as the web service's `entitlements` view computes them):")
+        for state in EntitlementState.allCases {
+            let count = states[state, default: 0]
+            let share = total == 0 ? 0 : Double(count) * 100 / Double(total)
+            lines.append("  \(state.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)) \(String(count).leftPadded(to: 6))  \(String(format: "%5.1f", share)) %  \(state.isEntitled ? "entitled" : "")")
+        }
+        let faultyNights = nights.filter(\.faulty)
+        let failures = faultyNights.map(\.report.failed).reduce(0, +)
+        let denied = faultyNights.map(\.check.deniedByFailure).reduce(0, +)
+        lines.append("")
+        lines.append("Faults: \(simulator.faults) of \(simulator.requests) requests to the simulator were faults or outage answers;")
+        lines.append("  \(failures) verifications still failed after retries; every one kept its row's previous columns.")
+        if denied > 0 {
+            lines.append("  Row-nights where a failed verification left access behind the truth until a later night: \(denied).")
+        }
+        let check = final
+        let agreeing = check.rows - Set(check.disagreements.map(\.subscriptionID)).count
+        lines.append("")
+        lines.append("Truth check after the final, fault-free night: \(agreeing.formatted()) / \(check.rows.formatted()) subscriptions agree")
+        lines.append("  (\(check.verifiedTonight.formatted()) verified tonight and equal to the App Store now; \(check.untouched.formatted()) not due tonight and equal to it at their last verification; \(check.current.formatted()) equal to it now).")
+        let all = disagreements
+        if all.isEmpty {
+            lines.append("Every row agreed with the simulator's truth after every night.")
+        } else {
+            lines.append("\(all.count) disagreements:")
+            for disagreement in all.prefix(50) { lines.append("  \(disagreement)") }
+            if all.count > 50 { lines.append("  … and \(all.count - 50) more") }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}

@@ -1,0 +1,117 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import SQLiteStore
+import StatusPolling
+import Synchronization
+
+/// `status-poller demo`: a fresh database, a simulated population enrolled through the database
+/// contract, the simulator on a loopback port, and the nightly run played night after night, each
+/// night checked against the simulator's truth.
+public enum Demo {
+    /// One night: what the run did and what the check found.
+    public struct Night: Sendable {
+        public var number: Int
+        public var clockMs: Int64
+        public var faulty: Bool
+        public var uploads: Int
+        public var report: RunReport
+        public var check: TruthCheck
+    }
+
+    /// The whole demo.
+    public struct Outcome: Sendable {
+        public var nights: [Night]
+        /// Rows by entitlement state at the final night's clock.
+        public var states: [EntitlementState: Int]
+        public var simulator: SimulatorStatistics
+        public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
+        public var final: TruthCheck { nights.last!.check }
+    }
+
+    /// Plays the demo; `progress` receives each night as it ends.
+    public static func play(_ configuration: DemoConfiguration, logger: Logger, progress: @Sendable (Night) -> Void = { _ in }) async throws -> Outcome {
+        let firstNight = configuration.clock(night: 1)
+        let population = Population(PopulationConfiguration(
+            subscribers: configuration.subscribers, seed: configuration.seed, startMs: firstNight,
+            horizonMs: configuration.finalNightMs + 90 * DemoConfiguration.dayMs, gracePeriodDays: configuration.gracePeriodDays))
+        var faults = FaultConfiguration.spread(total: configuration.faultRate, latency: configuration.latency, slowAnswerDelay: configuration.requestTimeout * 1.5)
+        if let outage = configuration.outageNight {
+            let at = configuration.clock(night: outage)
+            faults.outages = [(at - 3_600_000)...(at + 3_600_000)]
+        }
+        let simulator = AppStoreSimulator(population: population, faults: faults, clockMs: firstNight)
+
+        try removeDatabase(at: configuration.databasePath)
+        let store = try SQLiteSubscriptionStore.migrate(path: configuration.databasePath).store
+        defer { try? store.close() }
+        // The web service's enrolment: a user id and the receipt the app uploaded, nothing else.
+        let enrolledAt = firstNight - 3_600_000
+        let ids = try await store.enroll(simulator.enrolment(at: enrolledAt))
+        let idByUser = Dictionary(uniqueKeysWithValues: zip(population.subscribers.map(\.userID), ids))
+
+        return try await SimulatorServer.withRunning(simulator) { endpoints in
+            let client = VerifyReceiptConfiguration(
+                productionURL: endpoints.productionURL, sandboxURL: endpoints.sandboxURL,
+                sharedSecret: SharedSecret(population.configuration.sharedSecret),
+                requestTimeout: configuration.requestTimeout, maxConnectionsPerHost: configuration.concurrency,
+                retry: configuration.retry)
+            return try await VerifyReceiptClient.withClient(client, jitter: seededJitter(configuration.seed)) { client in
+                var nights: [Night] = []
+                var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
+                var previousClock = enrolledAt
+                for number in 1...(configuration.nights + 1) {
+                    let clock = configuration.clock(night: number)
+                    let faulty = number <= configuration.nights
+                    if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
+                    let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
+                    simulator.setClock(clock)
+                    let run = PollRun(
+                        configuration: .init(bundleID: population.configuration.bundleID, nowMs: clock, concurrency: configuration.concurrency),
+                        store: store, client: client, logger: logger)
+                    let report = await run.run()
+                    let (check, after) = try await TruthCheck.run(store: store, population: population, clockMs: clock, before: before)
+                    let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, check: check)
+                    progress(night)
+                    nights.append(night)
+                    before = after
+                    previousClock = clock
+                }
+                var states: [EntitlementState: Int] = [:]
+                for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
+                return Outcome(nights: nights, states: states, simulator: simulator.statistics)
+            }
+        }
+    }
+
+    /// The app uploads a new receipt when the user buys in it (a resubscription, an upgrade); the
+    /// web service stores it, which makes the row due.
+    static func uploadReceipts(_ population: Population, _ ids: [String: Int64], _ store: SQLiteSubscriptionStore, after: Int64, through: Int64) async throws -> Int {
+        var uploads = 0
+        for subscriber in population.subscribers {
+            guard let last = subscriber.inAppPurchases(after: after, through: through).last, let id = ids[subscriber.userID] else { continue }
+            try await store.uploadReceipt(subscriptionID: id, receipt: subscriber.receipt(at: last))
+            uploads += 1
+        }
+        return uploads
+    }
+
+    static func removeDatabase(at path: String) throws {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+
+    /// Backoff jitter from the demo's seed, so a demo replays the same way.
+    static func seededJitter(_ seed: UInt64) -> @Sendable () -> Double {
+        let random = LockedRandom(seed: seed)
+        return { random.next() }
+    }
+}
+
+/// A seeded generator shared by concurrent retries.
+final class LockedRandom: Sendable {
+    private let state: Mutex<SeededRandom>
+    init(seed: UInt64) { state = Mutex(SeededRandom(seed: seed ^ 0x1177)) }
+    func next() -> Double { state.withLock { Double.random(in: 0..<1, using: &$0) } }
+}

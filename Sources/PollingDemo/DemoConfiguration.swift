@@ -1,0 +1,50 @@
+import AppStoreSimulator
+import StatusPolling
+
+/// The settings of `status-poller demo`.
+public struct DemoConfiguration: Sendable {
+    /// Where the demo's SQLite file goes; an existing file is replaced.
+    public var databasePath: String
+    public var subscribers: Int
+    /// Nights played with faults on; one fault-free night follows for the final check.
+    public var nights: Int
+    public var seed: UInt64
+    /// Per-request probability of an injected fault during the nights.
+    public var faultRate: Double
+    public var latency: Latency
+    public var concurrency: Int
+    /// The client's per-request deadline; slow answers are made to exceed it.
+    public var requestTimeout: Duration
+    public var retry: RetryPolicy
+    /// The simulated app's billing grace period in days (0: none).
+    public var gracePeriodDays: Int
+    /// A night (1-based) whose every request fails, as in Apple's 2020 outage; nil for none.
+    public var outageNight: Int?
+    /// The clock of the final night (ms); the first night is `nights` days before it.
+    public var finalNightMs: Int64
+
+    public init(
+        databasePath: String, subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,
+        latency: Latency = .uniform(.milliseconds(1), .milliseconds(4)), concurrency: Int = 32,
+        requestTimeout: Duration = .seconds(1), retry: RetryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1)),
+        gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64
+    ) {
+        self.databasePath = databasePath
+        self.subscribers = subscribers
+        self.nights = nights
+        self.seed = seed
+        self.faultRate = faultRate
+        self.latency = latency
+        self.concurrency = concurrency
+        self.requestTimeout = requestTimeout
+        self.retry = retry
+        self.gracePeriodDays = gracePeriodDays
+        self.outageNight = outageNight
+        self.finalNightMs = finalNightMs
+    }
+
+    static let dayMs: Int64 = 86_400_000
+
+    /// The clock of night `n` (1-based; night `nights + 1` is the final, fault-free one).
+    func clock(night n: Int) -> Int64 { finalNightMs - Int64(nights + 1 - n) * Self.dayMs }
+}

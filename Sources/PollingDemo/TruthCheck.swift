@@ -1,0 +1,111 @@
+import AppStoreSimulator
+import SQLiteStore
+import StatusPolling
+
+/// Compares every row with the simulator's ground truth after a night's run.
+///
+/// - A row verified tonight must equal the truth at tonight's clock, column by column.
+/// - A row whose verification failed tonight must hold exactly what it held before the run.
+/// - A row not selected tonight must be unchanged, and equal the truth at its last verification.
+public struct TruthCheck: Sendable {
+    /// One row that does not hold what it should.
+    public struct Disagreement: Sendable, CustomStringConvertible {
+        public var subscriptionID: Int64
+        public var userID: String
+        public var what: String
+        public var description: String { "subscription \(subscriptionID) (\(userID)): \(what)" }
+    }
+
+    public var clockMs: Int64
+    public var rows = 0
+    /// Verified tonight and equal to the truth now.
+    public var verifiedTonight = 0
+    /// Failed tonight, and kept their columns.
+    public var failedTonight = 0
+    /// Not selected tonight; equal to the truth at their last verification.
+    public var untouched = 0
+    /// Rows equal to the truth at tonight's clock, whatever their path.
+    public var current = 0
+    /// Rows that grant less access than the truth tonight: a verification that failed (a fault)
+    /// left them as they were. Never a revoke: their columns are what Apple said last time.
+    public var deniedByFailure = 0
+    public var disagreements: [Disagreement] = []
+
+    /// Walks the table page by page. `before` holds each row's contract columns before tonight's run.
+    public static func run(store: SQLiteSubscriptionStore, population: Population, clockMs: Int64, before: [Int64: SubscriptionState]) async throws -> (TruthCheck, [Int64: SubscriptionState]) {
+        var check = TruthCheck(clockMs: clockMs)
+        var after: [Int64: SubscriptionState] = [:]
+        var cursor: Int64 = 0
+        while true {
+            let page = try await store.subscriptionsWithBookkeeping(after: cursor, limit: 1000)
+            for (row, bookkeeping) in page { check.inspect(row, bookkeeping, population: population, before: before[row.id]) }
+            for (row, _) in page { after[row.id] = row.state }
+            guard let last = page.last else { break }
+            cursor = last.0.id
+        }
+        return (check, after)
+    }
+
+    mutating func inspect(_ row: SubscriptionRow, _ bookkeeping: SubscriptionBookkeeping, population: Population, before: SubscriptionState?) {
+        rows += 1
+        func disagree(_ what: String) { disagreements.append(.init(subscriptionID: row.id, userID: row.userID, what: what)) }
+        guard let subscriber = population.subscriber(userID: row.userID) else {
+            disagree("no such subscriber in the simulator")
+            return
+        }
+        let truthNow = subscriber.entitlement(originalTransactionID: row.state.originalTransactionID, at: clockMs)
+        if let truthNow, Self.state(truthNow) == row.state { current += 1 }
+        if let truthNow, truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { deniedByFailure += 1 }
+
+        if bookkeeping.lastVerifiedAt == clockMs {
+            verifiedTonight += 1
+            guard let truthNow else { return disagree("verified, but the simulator has no subscription for it") }
+            let differences = Self.differences(row.state, Self.state(truthNow))
+            if !differences.isEmpty { disagree("verified tonight but " + differences.joined(separator: ", ")) }
+            if row.latestReceipt != truthNow.latestReceipt { disagree("latest_receipt is not Apple's latest") }
+            if truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { disagree("access revoked while the App Store grants it") }
+            return
+        }
+        if bookkeeping.lastAttemptAt == clockMs {
+            failedTonight += 1
+        } else {
+            untouched += 1
+        }
+        if let before, before != row.state {
+            disagree("not verified tonight, yet its columns changed: " + Self.differences(row.state, before).joined(separator: ", "))
+        }
+        if let verifiedAt = bookkeeping.lastVerifiedAt, let truthThen = subscriber.entitlement(originalTransactionID: row.state.originalTransactionID, at: verifiedAt) {
+            let differences = Self.differences(row.state, Self.state(truthThen))
+            if !differences.isEmpty { disagree("differs from the truth at its last verification: " + differences.joined(separator: ", ")) }
+        }
+    }
+
+    /// The truth in the contract's terms.
+    public static func state(_ truth: SimulatedEntitlement) -> SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: truth.originalTransactionID, productID: truth.productID, environment: truth.environment,
+            expiresAt: truth.expiresAtMs, gracePeriodExpiresAt: truth.gracePeriodExpiresAtMs,
+            isInBillingRetry: truth.isInBillingRetry, autoRenewStatus: truth.autoRenewStatus,
+            autoRenewProductID: truth.autoRenewProductID, expirationIntent: truth.expirationIntent,
+            cancelledAt: truth.cancelledAtMs)
+    }
+
+    /// "column: row X, truth Y" for each contract column that differs.
+    public static func differences(_ row: SubscriptionState, _ truth: SubscriptionState) -> [String] {
+        var out: [String] = []
+        func compare<V: Equatable>(_ name: String, _ a: V?, _ b: V?) {
+            if a != b { out.append("\(name): row \(a.map { "\($0)" } ?? "NULL"), truth \(b.map { "\($0)" } ?? "NULL")") }
+        }
+        compare("original_transaction_id", row.originalTransactionID, truth.originalTransactionID)
+        compare("product_id", row.productID, truth.productID)
+        compare("environment", row.environment, truth.environment)
+        compare("expires_at", row.expiresAt, truth.expiresAt)
+        compare("grace_period_expires_at", row.gracePeriodExpiresAt, truth.gracePeriodExpiresAt)
+        compare("is_in_billing_retry", row.isInBillingRetry, truth.isInBillingRetry)
+        compare("auto_renew_status", row.autoRenewStatus, truth.autoRenewStatus)
+        compare("auto_renew_product_id", row.autoRenewProductID, truth.autoRenewProductID)
+        compare("expiration_intent", row.expirationIntent, truth.expirationIntent)
+        compare("cancelled_at", row.cancelledAt, truth.cancelledAt)
+        return out
+    }
+}

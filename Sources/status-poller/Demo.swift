@@ -1,0 +1,73 @@
+import AppStoreSimulator
+import ArgumentParser
+import Foundation
+import Logging
+import PollingDemo
+import SQLiteStore
+import StatusPolling
+
+extension StatusPoller {
+    /// `status-poller demo`: the README's "run the main job" command, with no network.
+    struct DemoCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "demo",
+            abstract: "Play the nightly run for weeks of simulated time against the built-in App Store simulator.",
+            discussion: """
+                Creates a fresh SQLite database, enrols simulated subscribers through the database contract, \
+                starts the simulator on a free loopback port, and runs `run` once per simulated night with \
+                injected faults, then once more without. After each night every row is compared with the \
+                simulator's truth. Exits 0 when every row agreed after every night, 1 otherwise.
+                """)
+
+        @Option(help: "The demo's SQLite file; a previous demo database there is replaced.")
+        var database = "status-poller-demo.sqlite"
+
+        @Option(help: "Simulated subscribers.")
+        var subscribers = 3000
+
+        @Option(help: "Nights with faults; a fault-free night follows.")
+        var nights = 45
+
+        @Option(help: "Seed of the population and of the faults.")
+        var seed: UInt64 = 42
+
+        @Option(help: "Per-request probability of an injected fault (0…1).")
+        var faultRate = 0.03
+
+        @Option(help: "A night (1-based) on which the App Store is down for every request.")
+        var outageNight: Int?
+
+        @Option(help: "Receipts verified at once.")
+        var concurrency = 32
+
+        @Option(help: "Log level on stderr.")
+        var logLevel: Logger.Level = .error
+
+        func validate() throws {
+            guard (1...1_000_000).contains(subscribers) else { throw ValidationError("--subscribers must be between 1 and 1,000,000.") }
+            guard (1...400).contains(nights) else { throw ValidationError("--nights must be between 1 and 400.") }
+            guard (0...0.9).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 0.9.") }
+            guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 512.") }
+            if let outageNight, !(1...nights).contains(outageNight) { throw ValidationError("--outage-night must be one of the nights (1…\(nights)).") }
+        }
+
+        func run() async throws {
+            let logger = Logging.make(level: logLevel)
+            guard DemoDatabase.isReplaceable(database) else {
+                throw usageError("\(database) exists and is not a demo database; pass another --database.")
+            }
+            let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
+            let configuration = DemoConfiguration(
+                databasePath: database, subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
+                concurrency: concurrency, outageNight: outageNight, finalNightMs: now)
+            say("status-poller demo: \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
+            say("database \(database); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
+            let outcome = try await Demo.play(configuration, logger: logger) { night in
+                say(night.line)
+            }
+            say(outcome.summary)
+            say("\nInspect it: sqlite3 \(database) \"SELECT state, count(*) FROM entitlements GROUP BY state\"")
+            if !outcome.disagreements.isEmpty { throw ExitCode(1) }
+        }
+    }
+}

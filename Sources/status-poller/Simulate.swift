@@ -1,0 +1,124 @@
+import AppStoreSimulator
+import ArgumentParser
+import Foundation
+import Logging
+
+extension StatusPoller {
+    /// `status-poller simulate`: the App Store simulator on its own, for trying `run` by hand.
+    struct Simulate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve a simulated App Store (verifyReceipt) on loopback until interrupted.",
+            discussion: """
+                Production answers on /verifyReceipt, the sandbox on /sandbox/verifyReceipt. The simulated \
+                clock starts at --start (default: now) and moves with POST /simulator/clock?advance_days=N; \
+                GET /simulator/truth?user_id=sim-user-1 shows a subscriber's correct entitlement.
+                """)
+
+        @Option(help: "Address to listen on (keep it on loopback).")
+        var host = "127.0.0.1"
+
+        @Option(help: "Port to listen on (0: any free port).")
+        var port = 8787
+
+        @Option(help: "Simulated subscribers.")
+        var subscribers = 1000
+
+        @Option(help: "Seed of the population and of the faults.")
+        var seed: UInt64 = 42
+
+        @Option(help: "The simulated clock's start, ISO 8601 (default: now).")
+        var start: String?
+
+        @Option(help: "Bundle id written in every receipt.")
+        var bundleId = "com.example.premium"
+
+        @Option(help: "File holding the shared secret the simulator expects (default: simulator-shared-secret).")
+        var sharedSecretFile: String?
+
+        @Option(help: "Billing grace period in days (0: none).")
+        var gracePeriodDays = 16
+
+        @Option(help: "Total per-request fault probability, spread over every fault kind.")
+        var faultRate = 0.0
+
+        @Option(name: .customLong("fault"), help: "One fault's rate, KIND=RATE (repeatable): \(FaultConfiguration.Fault.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var faultRates: [String] = []
+
+        @Option(help: "Latency: none, fixed:5ms, uniform:1ms-20ms or lognormal:10ms,0.6.")
+        var latency = "none"
+
+        @Option(help: "Seconds a slow answer takes (set it above the client's timeout).")
+        var slowAnswerSeconds = 12.0
+
+        @Option(help: "An outage window in simulated time: START/END, both ISO 8601.")
+        var outage: [String] = []
+
+        @Option(help: "Write the population's user ids and receipts as CSV (user_id,latest_receipt) to this file.")
+        var enrolmentFile: String?
+
+        func validate() throws {
+            guard (1...2_000_000).contains(subscribers) else { throw ValidationError("--subscribers must be between 1 and 2,000,000.") }
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+            guard Latency(parsing: latency) != nil else { throw ValidationError("--latency must be none, fixed:5ms, uniform:1ms-20ms or lognormal:10ms,0.6; got '\(latency)'.") }
+            guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
+            if let start, ISO8601.parse(start) == nil { throw ValidationError("--start must be ISO 8601, got '\(start)'.") }
+            _ = try parsedFaultRates()
+            _ = try parsedOutages()
+        }
+
+        func parsedFaultRates() throws -> [FaultConfiguration.Fault: Double] {
+            var rates: [FaultConfiguration.Fault: Double] = [:]
+            for item in faultRates {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, let fault = FaultConfiguration.Fault(rawValue: String(parts[0])), let rate = Double(parts[1]), (0...1).contains(rate) else {
+                    throw ValidationError("--fault takes KIND=RATE with KIND one of \(FaultConfiguration.Fault.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'.")
+                }
+                rates[fault] = rate
+            }
+            return rates
+        }
+
+        func parsedOutages() throws -> [ClosedRange<Int64>] {
+            try outage.map { window in
+                let parts = window.split(separator: "/")
+                guard parts.count == 2, let from = ISO8601.parse(String(parts[0])), let to = ISO8601.parse(String(parts[1])), from <= to else {
+                    throw ValidationError("--outage takes START/END in ISO 8601; got '\(window)'.")
+                }
+                return Int64(from.timeIntervalSince1970 * 1000)...Int64(to.timeIntervalSince1970 * 1000)
+            }
+        }
+
+        func run() async throws {
+            let logger = Logging.make(level: .info)
+            let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
+            var population = PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)
+            if let sharedSecretFile {
+                guard let data = FileManager.default.contents(atPath: sharedSecretFile) else { throw usageError("cannot read \(sharedSecretFile).") }
+                population.sharedSecret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            var faults = FaultConfiguration.spread(total: faultRate, latency: Latency(parsing: latency) ?? .none, slowAnswerDelay: .milliseconds(Int64(slowAnswerSeconds * 1000)))
+            for (fault, rate) in try parsedFaultRates() { faults.rates[fault] = rate }
+            faults.outages = try parsedOutages()
+            let simulator = AppStoreSimulator(population: Population(population), faults: faults)
+            if let enrolmentFile {
+                var csv = "user_id,latest_receipt\n"
+                for (user, receipt) in simulator.enrolment(at: startMs) { csv += "\(user),\(receipt)\n" }
+                do { try Data(csv.utf8).write(to: URL(fileURLWithPath: enrolmentFile)) } catch { throw usageError("cannot write \(enrolmentFile): \(error)") }
+                FileHandle.standardError.write(Data("wrote \(subscribers) enrolments to \(enrolmentFile) (sqlite3 DB \".import --csv --skip 1 \(enrolmentFile) subscriptions_import\")\n".utf8))
+            }
+            let rate = faults.totalRate
+            let secretHint = sharedSecretFile == nil ? "APPSTORE_SHARED_SECRET=\(population.sharedSecret) " : ""
+            try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger) { endpoints in
+                say("""
+                    App Store simulator: \(subscribers) subscribers, seed \(seed), clock \(Date(timeIntervalSince1970: Double(startMs) / 1000).formatted(.iso8601)), fault rate \(rate)
+                      production  \(endpoints.productionURL)
+                      sandbox     \(endpoints.sandboxURL)
+                      clock       \(endpoints.baseURL)/simulator/clock   (POST ?advance_days=1)
+                      truth       \(endpoints.baseURL)/simulator/truth?user_id=sim-user-1
+                    Try: \(secretHint)status-poller run --database DB --bundle-id \(bundleId) --production-url \(endpoints.productionURL) --sandbox-url \(endpoints.sandboxURL)
+                    Ctrl-C stops it.
+                    """)
+            }
+        }
+    }
+}
