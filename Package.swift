@@ -82,6 +82,7 @@ let package = Package(
                 "SQLiteStore",
                 "AppStoreSimulator",
                 "PollingDemo",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Built before the tests so that CommandLineTests can run the real binary.
                 "status-poller",
                 .product(name: "Hummingbird", package: "hummingbird"),

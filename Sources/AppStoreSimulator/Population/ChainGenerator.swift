@@ -31,8 +31,10 @@ struct ChainGenerator {
                 let at = random.time(in: middle)
                 chain.transactions[chain.transactions.count - 1].refundedAtMs = at
                 chain.autoRenew.append(.init(atMs: at, value: false))
-            } else if product == Catalog.monthly, random.chance(configuration.upgradeRate) {
-                // Upgrade: takes effect at once; the old transaction is marked upgraded and cancelled.
+            } else if product == Catalog.monthly || product == Catalog.yearly, random.chance(configuration.upgradeRate) {
+                // Upgrade to the higher tier: takes effect at once; the old transaction is marked
+                // upgraded and cancelled. From yearly, the upgraded transaction still expires months
+                // after the new one: a poller that ignores `is_upgraded` keeps the old expiry.
                 let at = random.time(in: middle)
                 chain.transactions[chain.transactions.count - 1].upgradedAtMs = at
                 product = Catalog.proMonthly

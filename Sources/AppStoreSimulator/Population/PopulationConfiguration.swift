@@ -37,7 +37,7 @@ public struct PopulationConfiguration: Sendable, Equatable {
     public var recoveryRate: Double
     /// Apple support refunds the current period.
     public var refundRate: Double
-    /// A monthly subscriber upgrades to the higher tier mid-period.
+    /// A monthly or yearly subscriber upgrades to the higher tier mid-period.
     public var upgradeRate: Double
     /// A higher-tier subscriber downgrades (takes effect at the next renewal).
     public var downgradeRate: Double

@@ -1,0 +1,77 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import PollingDemo
+import Testing
+
+@testable import StatusPolling
+
+/// The poller against the simulator, night after night, checked against the simulator's truth:
+/// after every night every row agrees, except rows whose verification failed that night, and those
+/// keep exactly their previous columns.
+@Suite(.serialized) struct SimulatedNightsTests {
+    func configuration(_ path: String, subscribers: Int, nights: Int, faultRate: Double, outageNight: Int? = nil, seed: UInt64 = 7) -> DemoConfiguration {
+        DemoConfiguration(
+            databasePath: path, subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
+            latency: .none, concurrency: 32, requestTimeout: .milliseconds(250),
+            retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20), maxRetryAfter: .milliseconds(20)),
+            outageNight: outageNight, finalNightMs: 1_790_000_000_000)
+    }
+
+    func quietLogger() -> Logger {
+        var logger = Logger(label: "nights")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    @Test func twoThousandSubscribersOverSixtyNightsWithTenPercentFaults() async throws {
+        try await withTemporaryDatabase { db in
+            let demo = try await Demo.play(configuration(db.path + ".nights", subscribers: 2000, nights: 60, faultRate: 0.10, outageNight: 30), logger: quietLogger())
+            #expect(demo.nights.count == 61)
+            for night in demo.nights {
+                #expect(night.check.disagreements.isEmpty, "night \(night.number): \(night.check.disagreements.prefix(5))")
+                #expect(night.check.rows == 2000)
+                #expect(night.report.aborted == nil)
+                // Every failure the run reported is a row that kept its columns.
+                #expect(night.check.failedTonight == night.report.failed, "night \(night.number)")
+                #expect(night.check.verifiedTonight == night.report.verified - night.report.superseded)
+            }
+            let faulty = demo.nights.filter { $0.faulty && $0.number != 30 }
+            // The faults were real: retries happened and some rows still failed after them.
+            #expect(faulty.map(\.report.retries).reduce(0, +) > 500)
+            #expect(faulty.map(\.report.failed).reduce(0, +) > 0)
+            #expect(demo.simulator.faults > 1000)
+            // The outage night: every selected row failed, nothing changed, nobody lost access.
+            let outage = demo.nights[29]
+            #expect(outage.report.selected > 0)
+            #expect(outage.report.failed == outage.report.selected)
+            #expect(outage.report.updated == 0)
+            #expect(outage.check.untouched + outage.check.failedTonight == 2000)
+            // The lifecycle showed up: renewals, grace periods, recoveries, expiries, refunds, upgrades.
+            let transitions = demo.nights.reduce(into: [SubscriptionTransition: Int]()) { sum, night in
+                for (key, value) in night.report.transitions { sum[key, default: 0] += value }
+            }
+            for kind in [SubscriptionTransition.renewed, .enteredGrace, .recovered, .expired, .refunded, .upgraded, .firstVerified] {
+                #expect(transitions[kind, default: 0] > 0, "no \(kind.rawValue) in 60 nights")
+            }
+            // The final, fault-free night leaves every row verified or current.
+            let final = demo.final
+            #expect(final.failedTonight == 0)
+            #expect(final.disagreements.isEmpty)
+            #expect(demo.states[.unverified, default: 0] == 0)
+            #expect(demo.states.values.reduce(0, +) == 2000)
+            try? FileManager.default.removeItem(atPath: db.path + ".nights")
+        }
+    }
+
+    @Test func theSameSeedReplaysTheSameNights() async throws {
+        try await withTemporaryDatabase { db in
+            let first = try await Demo.play(configuration(db.path + ".a", subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), logger: quietLogger())
+            let second = try await Demo.play(configuration(db.path + ".b", subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), logger: quietLogger())
+            #expect(first.nights.map(\.report.transitions) == second.nights.map(\.report.transitions))
+            #expect(first.nights.map(\.report.selected) == second.nights.map(\.report.selected))
+            #expect(first.states == second.states)
+            #expect(first.simulator.outcomes.filter { !$0.key.hasPrefix("fault_slow") } .count > 3)
+        }
+    }
+}
