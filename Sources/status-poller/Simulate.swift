@@ -38,6 +38,9 @@ extension StatusPoller {
         @Option(help: "Billing grace period in days (0: none).")
         var gracePeriodDays = 16
 
+        @Option(name: .customLong("rate"), help: "A lifecycle rate per billing period, EVENT=RATE (repeatable): \(PopulationConfiguration.rateNames.joined(separator: ", ")).")
+        var eventRates: [String] = []
+
         @Option(help: "Total per-request fault probability, spread over every fault kind.")
         var faultRate = 0.0
 
@@ -63,6 +66,7 @@ extension StatusPoller {
             guard (0...1).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 1.") }
             if let start, ISO8601.parse(start) == nil { throw ValidationError("--start must be ISO 8601, got '\(start)'.") }
             _ = try parsedFaultRates()
+            _ = try PopulationConfiguration(startMs: 0).applying(rates: eventRates)
             _ = try parsedOutages()
         }
 
@@ -91,7 +95,8 @@ extension StatusPoller {
         func run() async throws {
             let logger = Logging.make(level: .info)
             let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
-            var population = PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)
+            var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)
+                .applying(rates: eventRates)
             if let sharedSecretFile {
                 guard let data = FileManager.default.contents(atPath: sharedSecretFile) else { throw usageError("cannot read \(sharedSecretFile).") }
                 population.sharedSecret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -104,7 +109,11 @@ extension StatusPoller {
                 var csv = "user_id,latest_receipt\n"
                 for (user, receipt) in simulator.enrolment(at: startMs) { csv += "\(user),\(receipt)\n" }
                 do { try Data(csv.utf8).write(to: URL(fileURLWithPath: enrolmentFile)) } catch { throw usageError("cannot write \(enrolmentFile): \(error)") }
-                FileHandle.standardError.write(Data("wrote \(subscribers) enrolments to \(enrolmentFile) (sqlite3 DB \".import --csv --skip 1 \(enrolmentFile) subscriptions_import\")\n".utf8))
+                FileHandle.standardError.write(Data("""
+                    wrote \(subscribers) enrolments to \(enrolmentFile); load them into a migrated database with
+                      sqlite3 DB ".import --csv \(enrolmentFile) enrolment" "INSERT INTO subscriptions (user_id, latest_receipt) SELECT user_id, latest_receipt FROM enrolment" "DROP TABLE enrolment"
+
+                    """.utf8))
             }
             let rate = faults.totalRate
             let secretHint = sharedSecretFile == nil ? "APPSTORE_SHARED_SECRET=\(population.sharedSecret) " : ""

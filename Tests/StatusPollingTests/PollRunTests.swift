@@ -253,6 +253,25 @@ import Testing
         }
     }
 
+    @Test func deprecationHeadersAreLoggedOncePerRun() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                await server.setExtraHeaders(["Deprecation": "true", "Sunset": "Sat, 01 Jan 2028 00:00:00 GMT"])
+                for index in 0..<6 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
+                }
+                let logs = InMemoryLogHandler()
+                let report = try await poll(db, production, sandbox, logs: logs)
+                #expect(report.verified == 6)
+                let warnings = logs.entries.filter { $0.message == "verifyReceipt is deprecated by Apple" }
+                #expect(warnings.count == 1)
+                #expect(warnings.first?.level == .warning)
+                #expect(warnings.first?.metadata["headers"] == "Deprecation: true, Sunset: Sat, 01 Jan 2028 00:00:00 GMT")
+            }
+        }
+    }
+
     @Test func unreadableStoreAbortsTheRun() async throws {
         try await withTemporaryDatabase { db in
             try db.store.close()

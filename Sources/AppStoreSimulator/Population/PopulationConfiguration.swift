@@ -76,3 +76,38 @@ public struct PopulationConfiguration: Sendable, Equatable {
         self.resubscribeRate = resubscribeRate
     }
 }
+
+extension PopulationConfiguration {
+    /// The rates `--rate NAME=VALUE` can set.
+    public static let rateNames = ["churn", "billing_failure", "recovery", "refund", "upgrade", "downgrade", "resubscribe", "sandbox", "second_group", "trial", "yearly"]
+
+    /// A copy with rates set from `NAME=VALUE` items; throws on an unknown name or a value outside 0…1.
+    public func applying(rates items: [String]) throws -> Self {
+        var copy = self
+        for item in items {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let value = Double(parts[1]), (0...1).contains(value) else { throw RateError(item: item) }
+            switch parts[0] {
+            case "churn": copy.churnRate = value
+            case "billing_failure": copy.billingFailureRate = value
+            case "recovery": copy.recoveryRate = value
+            case "refund": copy.refundRate = value
+            case "upgrade": copy.upgradeRate = value
+            case "downgrade": copy.downgradeRate = value
+            case "resubscribe": copy.resubscribeRate = value
+            case "sandbox": copy.sandboxShare = value
+            case "second_group": copy.secondGroupShare = value
+            case "trial": copy.trialShare = value
+            case "yearly": copy.yearlyShare = value
+            default: throw RateError(item: item)
+            }
+        }
+        return copy
+    }
+
+    /// A `--rate` item that is not NAME=VALUE with a known name and 0 ≤ VALUE ≤ 1.
+    public struct RateError: Error, CustomStringConvertible {
+        public var item: String
+        public var description: String { "--rate takes NAME=VALUE with NAME one of \(PopulationConfiguration.rateNames.joined(separator: ", ")) and 0 ≤ VALUE ≤ 1; got '\(item)'." }
+    }
+}
