@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The domain: wire models, the pure entitlement decision, the verifyReceipt client and the
@@ -72,6 +73,7 @@ let package = Package(
                 "AppStoreSimulator",
                 "PollingDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -76,6 +76,48 @@ enum SQLiteSchema {
                 FROM subscriptions AS s, (SELECT \(nowMs) AS now_ms) AS clock;
                 """)
         }
+        migrator.registerMigration("v2: run history, audit trail, backfill targets") { db in
+            try db.execute(sql: """
+                CREATE TABLE poll_runs (
+                    id INTEGER PRIMARY KEY,
+                    mode TEXT NOT NULL,                 -- nightly | backfill
+                    status TEXT NOT NULL,               -- running | finished | interrupted | aborted
+                    started_at INTEGER NOT NULL,        -- wall clock, ms
+                    finished_at INTEGER,
+                    run_clock INTEGER NOT NULL,         -- the run's --now, ms
+                    host TEXT NOT NULL,
+                    pid INTEGER NOT NULL,
+                    options TEXT NOT NULL,              -- JSON: the settings the run was started with
+                    checkpoint_id INTEGER NOT NULL DEFAULT 0, -- every target with id <= this is done
+                    targets INTEGER,                    -- rows selected (backfill: fixed at start)
+                    selected INTEGER, verified INTEGER, updated INTEGER, unchanged INTEGER, failed INTEGER,
+                    retries INTEGER,
+                    report TEXT,                        -- JSON: the run report, counts by outcome
+                    exit_code INTEGER
+                );
+                CREATE TABLE subscription_events (
+                    id INTEGER PRIMARY KEY,
+                    subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    run_id INTEGER REFERENCES poll_runs(id),
+                    at INTEGER NOT NULL,                -- the run's clock, ms
+                    reason TEXT NOT NULL,
+                    apple_status INTEGER,
+                    entitlement_before TEXT NOT NULL,   -- state at `at`: active, grace_period, …
+                    entitlement_after TEXT NOT NULL,
+                    old_values TEXT NOT NULL,           -- JSON of the contract columns
+                    new_values TEXT NOT NULL
+                );
+                CREATE INDEX subscription_events_user ON subscription_events(user_id, id);
+                CREATE INDEX subscription_events_subscription ON subscription_events(subscription_id, id);
+                -- The rows a backfill covers, fixed when it starts, so --resume finishes that set.
+                CREATE TABLE backfill_targets (
+                    run_id INTEGER NOT NULL REFERENCES poll_runs(id) ON DELETE CASCADE,
+                    subscription_id INTEGER NOT NULL,
+                    PRIMARY KEY (run_id, subscription_id)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

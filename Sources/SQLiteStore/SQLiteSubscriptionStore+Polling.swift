@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import StatusPolling
 
@@ -13,8 +14,16 @@ extension SQLiteSubscriptionStore {
         """
     }
 
-    public func dueSubscriptions(_ selection: SelectionWindows, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow] {
-        let filter = Self.dueFilter(selection.bounds(nowMs: nowMs))
+    /// The WHERE clause of a selection.
+    static func filter(_ selection: RowSelection, nowMs: Int64) -> SQL {
+        switch selection {
+        case .nightly(let windows): return dueFilter(windows.bounds(nowMs: nowMs))
+        case .backfill(let runID): return "id IN (SELECT subscription_id FROM backfill_targets WHERE run_id = \(runID))"
+        }
+    }
+
+    public func dueSubscriptions(_ selection: RowSelection, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow] {
+        let filter = Self.filter(selection, nowMs: nowMs)
         return try await pool.read { db in
             try SubscriptionRecord
                 .filter(literal: filter)
@@ -26,8 +35,8 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func countDue(_ selection: SelectionWindows, nowMs: Int64) async throws -> Int {
-        let filter = Self.dueFilter(selection.bounds(nowMs: nowMs))
+    public func countDue(_ selection: RowSelection, nowMs: Int64) async throws -> Int {
+        let filter = Self.filter(selection, nowMs: nowMs)
         return try await pool.read { db in try SubscriptionRecord.filter(literal: filter).fetchCount(db) }
     }
 
@@ -47,6 +56,9 @@ extension SQLiteSubscriptionStore {
             {
                 let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", appleStatus: update.appleStatus)
                 try Self.writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
+                try Self.writeEvent(
+                    db, subscriptionID: current.id, userID: current.userID, runID: update.runID, at: update.verifiedAtMs,
+                    reason: "conflict", appleStatus: update.appleStatus.rawValue, old: current.state, new: current.state)
                 return .conflict(owner: owner)
             }
             try db.execute(literal: """
@@ -71,6 +83,12 @@ extension SQLiteSubscriptionStore {
                     receipt_uploaded = 0
                 WHERE id = \(update.subscriptionID)
                 """)
+            if current.state != state {
+                let reason = SubscriptionTransition.between(current.state, state, at: update.verifiedAtMs)
+                try Self.writeEvent(
+                    db, subscriptionID: current.id, userID: current.userID, runID: update.runID, at: update.verifiedAtMs,
+                    reason: reason.rawValue, appleStatus: update.appleStatus.rawValue, old: current.state, new: state)
+            }
             return .written(previous: current.state)
         }
     }
@@ -79,6 +97,20 @@ extension SQLiteSubscriptionStore {
         try await pool.write { db in
             try Self.writeFailure(db, id: failure.subscriptionID, failure: failure.failure, at: failure.attemptedAtMs)
         }
+    }
+
+    /// One audit row, in the caller's transaction: who, when, which run, why, before and after.
+    static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, runID: Int64?, at ms: Int64, reason: String, appleStatus: Int?, old: SubscriptionState, new: SubscriptionState) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let oldJSON = String(decoding: try encoder.encode(old), as: UTF8.self)
+        let newJSON = String(decoding: try encoder.encode(new), as: UTF8.self)
+        try db.execute(literal: """
+            INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status,
+                entitlement_before, entitlement_after, old_values, new_values)
+            VALUES (\(subscriptionID), \(userID), \(runID), \(ms), \(reason), \(appleStatus),
+                \(old.entitlement(at: ms).rawValue), \(new.entitlement(at: ms).rawValue), \(oldJSON), \(newJSON))
+            """)
     }
 
     /// Bookkeeping only: the contract columns are deliberately absent from this statement.

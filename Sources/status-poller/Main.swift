@@ -13,8 +13,10 @@ struct StatusPoller: AsyncParsableCommand {
               1  the run finished but some subscriptions failed (their access is unchanged)
               2  usage or configuration error (bad flag, missing secret, unreadable or unmigrated database)
               3  run aborted (Apple answered 21004, or the database could not be read)
+              4  stopped by SIGTERM/SIGINT; what was done is written (a backfill resumes with --resume)
+             75  another run holds the database's lock (try again later)
             """,
-        subcommands: [Run.self, Migrate.self, DemoCommand.self, Simulate.self])
+        subcommands: [Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Show.self, Enroll.self, DemoCommand.self, Simulate.self])
 
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),
     /// as the README and `--help` document.

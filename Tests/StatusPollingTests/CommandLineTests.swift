@@ -142,7 +142,7 @@ import Testing
         let path = directory.appendingPathComponent("new.sqlite").path
         let first = try await statusPoller(["migrate", "--database", path])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied 1 migration(s) to \(path): v1: subscriptions and entitlements\n")
+        #expect(first.stdout == "applied 2 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets\n")
         let second = try await statusPoller(["migrate", "--database", path])
         #expect(second.stdout == "schema is up to date: \(path)\n")
         let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])

@@ -44,7 +44,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: directory.appendingPathComponent("x.sqlite").path)
         try store.close()
-        #expect(applied == ["v1: subscriptions and entitlements"])
+        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets"])
     }
 
     @Test func openRefusesMissingUnmigratedAndNewerDatabases() throws {
@@ -133,12 +133,12 @@ import Testing
                 if due { expectedIDs.append(id) }
                 #expect(SelectionWindows().bounds(nowMs: now).selects(state) == due, "\(name)")
             }
-            let selected = try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 100)
+            let selected = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 100)
             #expect(selected.map(\.id) == expectedIDs)
-            #expect(try await db.store.countDue(SelectionWindows(), nowMs: now) == expectedIDs.count)
+            #expect(try await db.store.countDue(.nightly(SelectionWindows()), nowMs: now) == expectedIDs.count)
             // Narrower windows are honoured.
             let narrow = SelectionWindows(nearExpiryBefore: .seconds(0), nearExpiryAfter: .seconds(0))
-            let narrowIDs = try await db.store.dueSubscriptions(narrow, nowMs: now, after: 0, limit: 100).map(\.userID)
+            let narrowIDs = try await db.store.dueSubscriptions(.nightly(narrow), nowMs: now, after: 0, limit: 100).map(\.userID)
             #expect(narrowIDs == ["unverified", "billing retry 59 days past expiry", "in grace", "grace ended 23h ago"])
         }
     }
@@ -149,7 +149,7 @@ import Testing
             var cursor: Int64 = 0
             var seen: [Int64] = []
             while true {
-                let page = try await db.store.dueSubscriptions(SelectionWindows(), nowMs: t0, after: cursor, limit: 7)
+                let page = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: t0, after: cursor, limit: 7)
                 seen += page.map(\.id)
                 guard let last = page.last, page.count == 7 else { break }
                 cursor = last.id
@@ -234,9 +234,9 @@ import Testing
         try await withTemporaryDatabase { db in
             let now = t0 + 200 * day
             let id = try db.insert(userID: "lapsed", receipt: "R-old", verified)
-            #expect(try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10).isEmpty)
+            #expect(try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10).isEmpty)
             try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-resubscribed")
-            let due = try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10)
+            let due = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10)
             #expect(due.map(\.id) == [id])
             #expect(due.first?.receiptUploaded == true)
             #expect(SelectionWindows().bounds(nowMs: now).selects(verified, receiptUploaded: true))
@@ -245,7 +245,7 @@ import Testing
             renewed.expiresAt = now + 30 * day
             _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", appleStatus: .valid, verifiedAtMs: now))
             #expect(try db.rawRow(id)?["receipt_uploaded"] == 0)
-            #expect(try await db.store.dueSubscriptions(SelectionWindows(), nowMs: now, after: 0, limit: 10).isEmpty)
+            #expect(try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10).isEmpty)
             // A failure leaves it due.
             try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-again")
             try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: now + 1))

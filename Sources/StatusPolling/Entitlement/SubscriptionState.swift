@@ -2,7 +2,7 @@
 ///
 /// Every value comes from Apple's answer; the poller never invents one. Times are milliseconds
 /// since 1970, as Apple sends them.
-public struct SubscriptionState: Sendable, Equatable, Hashable {
+public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     /// `original_transaction_id`: nil until the first successful verification.
     public var originalTransactionID: String?
     /// `product_id` of the effective transaction.
@@ -40,6 +40,35 @@ public struct SubscriptionState: Sendable, Equatable, Hashable {
         self.autoRenewProductID = autoRenewProductID
         self.expirationIntent = expirationIntent
         self.cancelledAt = cancelledAt
+    }
+
+    /// The contract's column names, for the audit trail's JSON.
+    enum CodingKeys: String, CodingKey {
+        case originalTransactionID = "original_transaction_id"
+        case productID = "product_id"
+        case environment
+        case expiresAt = "expires_at"
+        case gracePeriodExpiresAt = "grace_period_expires_at"
+        case isInBillingRetry = "is_in_billing_retry"
+        case autoRenewStatus = "auto_renew_status"
+        case autoRenewProductID = "auto_renew_product_id"
+        case expirationIntent = "expiration_intent"
+        case cancelledAt = "cancelled_at"
+    }
+
+    /// Encodes every column, nulls included, so an audit row shows what was cleared.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(originalTransactionID, forKey: .originalTransactionID)
+        try c.encode(productID, forKey: .productID)
+        try c.encode(environment, forKey: .environment)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(gracePeriodExpiresAt, forKey: .gracePeriodExpiresAt)
+        try c.encode(isInBillingRetry, forKey: .isInBillingRetry)
+        try c.encode(autoRenewStatus, forKey: .autoRenewStatus)
+        try c.encode(autoRenewProductID, forKey: .autoRenewProductID)
+        try c.encode(expirationIntent, forKey: .expirationIntent)
+        try c.encode(cancelledAt, forKey: .cancelledAt)
     }
 
     /// A row the web service has just inserted: nothing verified yet.

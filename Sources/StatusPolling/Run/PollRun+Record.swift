@@ -16,7 +16,7 @@ extension PollRun {
                 report.countFailure(failure)
                 rowLogger.notice("verification failed; entitlement kept", metadata: ["reason": "\(failure.reason.rawValue)", "detail": "\(failure.detail)"])
                 if !configuration.dryRun {
-                    try await store.recordFailure(.init(subscriptionID: row.id, failure: failure, attemptedAtMs: configuration.nowMs))
+                    try await store.recordFailure(.init(subscriptionID: row.id, runID: configuration.runID, failure: failure, attemptedAtMs: configuration.nowMs))
                 }
             case .adopt(let state, let receipt, let status):
                 let written: VerifiedWriteResult
@@ -24,7 +24,7 @@ extension PollRun {
                     written = try await dryRunOutcome(row: row, state: state)
                 } else {
                     written = try await store.recordVerified(.init(
-                        subscriptionID: row.id, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
+                        subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
                         appleStatus: status, verifiedAtMs: configuration.nowMs))
                 }
                 switch written {
@@ -75,12 +75,13 @@ struct SelectionCursor {
     let configuration: PollRun.Configuration
     private var page: [SubscriptionRow] = []
     private var index = 0
-    private var lastID: Int64 = 0
+    private var lastID: Int64
     private var exhausted = false
 
     init(store: any SubscriptionStore, configuration: PollRun.Configuration) {
         self.store = store
         self.configuration = configuration
+        lastID = configuration.resumeAfter
     }
 
     mutating func next() async throws -> SubscriptionRow? {

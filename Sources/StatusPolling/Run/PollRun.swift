@@ -13,21 +13,37 @@ public struct PollRun: Sendable {
         public var bundleID: String
         /// The run's clock, ms since 1970: selection windows and bookkeeping use it.
         public var nowMs: Int64
-        public var selection: SelectionWindows
+        public var selection: RowSelection
         /// Receipts verified at once.
         public var concurrency: Int
         /// Rows read per page of the selection.
         public var pageSize: Int
         /// Ask Apple and report, but write nothing.
         public var dryRun: Bool
+        /// The run history's id for this run (nil: not recorded, e.g. a dry run).
+        public var runID: Int64?
+        /// Start after this subscription id (a resumed backfill's checkpoint).
+        public var resumeAfter: Int64
+        /// At most this many rows started per second (nil: no limit).
+        public var maxRate: Double?
+        /// After a stop request, how long requests in flight may still finish.
+        public var stopGrace: Duration
 
-        public init(bundleID: String, nowMs: Int64, selection: SelectionWindows = .init(), concurrency: Int = 8, pageSize: Int = 500, dryRun: Bool = false) {
+        public init(
+            bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = 8,
+            pageSize: Int = 500, dryRun: Bool = false, runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil,
+            stopGrace: Duration = .seconds(3)
+        ) {
             self.bundleID = bundleID
             self.nowMs = nowMs
             self.selection = selection
             self.concurrency = concurrency
             self.pageSize = pageSize
             self.dryRun = dryRun
+            self.runID = runID
+            self.resumeAfter = resumeAfter
+            self.maxRate = maxRate
+            self.stopGrace = stopGrace
         }
     }
 
@@ -35,55 +51,121 @@ public struct PollRun: Sendable {
     public var store: any SubscriptionStore
     public var client: VerifyReceiptClient
     public var logger: Logger
+    /// Requested on SIGTERM/SIGINT by the executable.
+    public var stop: StopSignal
+    /// Called after each row with the run's progress so far.
+    public var progress: @Sendable (RunProgress) -> Void
     /// Reads the wall clock for the report's duration; injectable for tests.
     public var elapsed: @Sendable () -> ContinuousClock.Instant
 
-    public init(configuration: Configuration, store: any SubscriptionStore, client: VerifyReceiptClient, logger: Logger, elapsed: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+    public init(
+        configuration: Configuration, store: any SubscriptionStore, client: VerifyReceiptClient, logger: Logger,
+        stop: StopSignal = StopSignal(), progress: @escaping @Sendable (RunProgress) -> Void = { _ in },
+        elapsed: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
         self.configuration = configuration
         self.store = store
         self.client = client
         self.logger = logger
+        self.stop = stop
+        self.progress = progress
         self.elapsed = elapsed
     }
 
-    /// Runs to the end of the selection. Never throws: an abort (21004, the store unreadable) is in
-    /// the report, with the counts of what was done before it.
+    /// What one child task of the pipeline hands back.
+    enum Event: Sendable {
+        case result(RowResult)
+        /// A request abandoned after a stop request's grace period.
+        case abandoned(Int64)
+        /// The stop request's grace period is over.
+        case stopDeadline
+    }
+
+    /// Runs to the end of the selection, or until stopped. Never throws: an abort (21004, the
+    /// store unreadable) and an interruption are in the report, with the counts of what was done.
     public func run() async -> RunReport {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
-        var deprecationLogged = false
+        var state = PipelineState(resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate)
         do {
+            let total = try await store.countDue(configuration.selection, nowMs: configuration.nowMs)
             var rows = SelectionCursor(store: store, configuration: configuration)
-            try await withThrowingTaskGroup(of: RowResult.self) { group in
+            try await withThrowingTaskGroup(of: Event.self) { group in
+                let stop = self.stop
+                let grace = configuration.stopGrace
+                group.addTask {
+                    await stop.wait()
+                    if Task.isCancelled { return .stopDeadline }
+                    try? await Task.sleep(for: grace)
+                    return .stopDeadline
+                }
                 var inFlight = 0
-                while inFlight < configuration.concurrency, let row = try await rows.next() {
-                    group.addTask { try await verify(row) }
+                func startNext() async throws -> Bool {
+                    guard !stop.isRequested, let row = try await rows.next() else { return false }
+                    await state.pace()
+                    state.checkpoints.dispatched(row.id)
+                    group.addTask {
+                        do { return .result(try await verify(row)) } catch is CancellationError { return .abandoned(row.id) }
+                    }
                     inFlight += 1
+                    return true
                 }
-                while let result = try await group.next() {
-                    inFlight -= 1
-                    if !deprecationLogged, let notice = result.stats.deprecation {
-                        logger.warning("verifyReceipt is deprecated by Apple", metadata: ["headers": "\(notice)"])
-                        deprecationLogged = true
-                    }
-                    await record(result, into: &report)
-                    if let row = try await rows.next() {
-                        group.addTask { try await verify(row) }
-                        inFlight += 1
+                while inFlight < configuration.concurrency, try await startNext() {}
+                while inFlight > 0, let event = try await group.next() {
+                    switch event {
+                    case .result(let result):
+                        inFlight -= 1
+                        if !state.deprecationLogged, let notice = result.stats.deprecation {
+                            logger.warning("verifyReceipt is deprecated by Apple", metadata: ["headers": "\(notice)"])
+                            state.deprecationLogged = true
+                        }
+                        await record(result, into: &report)
+                        state.checkpoints.completed(result.row.id)
+                        try await saveCheckpoint(&state, force: false)
+                        progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
+                        _ = try await startNext()
+                    case .abandoned:
+                        inFlight -= 1
+                        report.abandoned += 1
+                    case .stopDeadline:
+                        if inFlight > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"]) }
+                        group.cancelAll()
                     }
                 }
+                group.cancelAll()
+            }
+            if stop.isRequested {
+                report.interrupted = true
+                logger.notice("run stopped on request", metadata: ["done": "\(report.selected)", "checkpoint": "\(state.checkpoints.checkpoint)"])
             }
         } catch let abort as RunAbort {
             report.aborted = abort.description
             logger.error("run aborted", metadata: ["reason": "\(abort)"])
-        } catch is CancellationError {
-            report.aborted = "the run was cancelled"
         } catch {
             report.aborted = "the store could not be read: \(error)"
             logger.error("run aborted: store unreadable", metadata: ["error": "\(error)"])
         }
         report.durationSeconds = Double((elapsed() - started).milliseconds) / 1000
+        report.checkpoint = state.checkpoints.checkpoint
+        if let runID = configuration.runID, !configuration.dryRun {
+            let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished
+            do {
+                try await store.finishRun(runID, report: report, status: status, checkpoint: state.checkpoints.checkpoint)
+            } catch {
+                logger.error("could not record the run's end in the run history", metadata: ["error": "\(error)"])
+            }
+        }
         return report
+    }
+
+    /// Persists the backfill checkpoint every 200 rows (and at the end, through `finishRun`).
+    func saveCheckpoint(_ state: inout PipelineState, force: Bool) async throws {
+        guard let runID = configuration.runID, !configuration.dryRun else { return }
+        let checkpoint = state.checkpoints.checkpoint
+        guard checkpoint > state.savedCheckpoint, force || state.checkpoints.completedSinceSave >= 200 else { return }
+        try await store.checkpointRun(runID, through: checkpoint)
+        state.savedCheckpoint = checkpoint
+        state.checkpoints.completedSinceSave = 0
     }
 
     /// What one row came to before anything is written.
@@ -115,5 +197,25 @@ public struct PollRun: Sendable {
                 return RowResult(row: row, decision: .fail(failure), stats: verification.stats)
             }
         }
+    }
+}
+
+/// Progress of a run, for a terminal line or a periodic log line.
+public struct RunProgress: Sendable {
+    public var done: Int
+    /// Rows in the selection when the run started.
+    public var total: Int
+    public var failed: Int
+    public var elapsed: Duration
+
+    /// Rows per second so far.
+    public var rate: Double {
+        let seconds = Double(elapsed.milliseconds) / 1000
+        return seconds > 0 ? Double(done) / seconds : 0
+    }
+
+    /// Seconds left at the current rate, when it can be told.
+    public var secondsLeft: Double? {
+        rate > 0 && total >= done ? Double(total - done) / rate : nil
     }
 }

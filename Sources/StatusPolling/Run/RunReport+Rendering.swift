@@ -33,6 +33,7 @@ extension RunReport {
         lines.append(Self.row("requests", "\(requests)  (retries \(retries))"))
         lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
         if let aborted { lines.append(Self.row("ABORTED", aborted)) }
+        if interrupted { lines.append(Self.row("STOPPED", "on request after \(selected) rows\(abandoned > 0 ? ", \(abandoned) in flight abandoned" : ""); checkpoint \(checkpoint)")) }
         lines.append(Self.row("exit", "\(exitCode.rawValue) (\(exitCode.meaning))"))
         return lines.joined(separator: "\n")
     }
@@ -50,6 +51,8 @@ extension RunExitCode {
         case .someFailed: return "the run finished but some subscriptions failed; their access is unchanged"
         case .usage: return "usage or configuration error"
         case .aborted: return "the run was aborted"
+        case .interrupted: return "stopped by a signal; what was done is written"
+        case .locked: return "another run holds the lock"
         }
     }
 }

@@ -28,12 +28,18 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var durationSeconds = 0.0
     /// Why the run stopped early, when it did.
     public var aborted: String?
+    /// Stopped by SIGTERM/SIGINT before the end of the selection.
+    public var interrupted = false
+    /// Requests in flight abandoned when the stop's grace period ran out.
+    public var abandoned = 0
+    /// Every selected row with an id up to this one is done (a backfill resumes after it).
+    public var checkpoint: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status"
         case transitions, requests, retries, durationSeconds = "duration_seconds", aborted
-        case failed, exitCode = "exit_code"
+        case failed, exitCode = "exit_code", interrupted, abandoned, checkpoint
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -53,6 +59,9 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(retries, forKey: .retries)
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(aborted, forKey: .aborted)
+        try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(abandoned, forKey: .abandoned)
+        try c.encode(checkpoint, forKey: .checkpoint)
         try c.encode(exitCode.rawValue, forKey: .exitCode)
     }
 
@@ -72,6 +81,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
     /// The process exit code this report maps to (documented in the README and `--help`).
     public var exitCode: RunExitCode {
         if aborted != nil { return .aborted }
+        if interrupted { return .interrupted }
         return failed == 0 ? .success : .someFailed
     }
 }
@@ -86,4 +96,8 @@ public enum RunExitCode: Int32, Sendable {
     case usage = 2
     /// The run stopped early: Apple answered 21004, or the store could not be read.
     case aborted = 3
+    /// Stopped by SIGTERM/SIGINT; what was done is written; a backfill resumes with `--resume`.
+    case interrupted = 4
+    /// Another run holds the database's lock (EX_TEMPFAIL: try again later).
+    case locked = 75
 }

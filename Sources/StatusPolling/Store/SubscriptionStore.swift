@@ -2,25 +2,62 @@
 /// shared by several workers can implement it later without touching the run or the decision.
 public protocol SubscriptionStore: Sendable {
     /// Due rows with `id > cursor`, in `id` order, at most `limit`: one page of the selection.
-    func dueSubscriptions(_ selection: SelectionWindows, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow]
+    func dueSubscriptions(_ selection: RowSelection, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow]
 
     /// How many rows the selection holds now (for progress; the run never loads them all).
-    func countDue(_ selection: SelectionWindows, nowMs: Int64) async throws -> Int
+    func countDue(_ selection: RowSelection, nowMs: Int64) async throws -> Int
 
     /// The row that owns `originalTransactionID`, if any: lets a dry run report conflicts.
     func subscriptionID(owning originalTransactionID: String) async throws -> Int64?
 
-    /// Writes a successful verification in one transaction: the contract columns, the new receipt
-    /// and the bookkeeping, unless the chain belongs to another row or the receipt was replaced.
+    /// Writes a successful verification in one transaction: the contract columns, the new receipt,
+    /// the bookkeeping and an audit event when a contract column changed — unless the chain
+    /// belongs to another row or the receipt was replaced meanwhile.
     func recordVerified(_ update: VerifiedUpdate) async throws -> VerifiedWriteResult
 
-    /// Records a failed verification: bookkeeping columns only, never a contract column.
+    /// Records a failed verification: bookkeeping only, never a contract column.
     func recordFailure(_ failure: FailedVerification) async throws
+
+    /// Opens a run in the run history and returns its id.
+    func startRun(_ start: RunStart) async throws -> Int64
+
+    /// Opens a backfill: a run whose target rows are fixed now, so `--resume` finishes that set.
+    func startBackfill(_ start: RunStart, targets: BackfillTargets) async throws -> (runID: Int64, targets: Int)
+
+    /// The backfill to resume: the latest one that did not finish, with its checkpoint.
+    func resumableBackfill() async throws -> RunRecord?
+
+    /// Marks a run as running again (a resumed backfill) under this process.
+    func resumeRun(_ runID: Int64, pid: Int32, host: String) async throws
+
+    /// Every target with `id <= subscriptionID` is done: a resumed backfill starts after it.
+    func checkpointRun(_ runID: Int64, through subscriptionID: Int64) async throws
+
+    /// Closes a run with its report, status and exit code.
+    func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws
+}
+
+/// Which rows a run reads.
+public enum RowSelection: Sendable, Equatable {
+    /// The nightly selection: rows whose access may be changing.
+    case nightly(SelectionWindows)
+    /// The targets fixed when the backfill with this run id started.
+    case backfill(runID: Int64)
+}
+
+/// Which rows a backfill covers; it ignores the nightly windows.
+public enum BackfillTargets: Sendable, Equatable {
+    case all
+    case userIDs([String])
+    /// Rows whose `expires_at` is at or after this instant (ms), and rows never verified.
+    case expiredSince(Int64)
 }
 
 /// A successful verification, ready to be written.
 public struct VerifiedUpdate: Sendable, Equatable {
     public var subscriptionID: Int64
+    /// The run that made the change, for the audit trail.
+    public var runID: Int64?
     /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
     public var receiptSent: String
     public var state: SubscriptionState
@@ -29,8 +66,9 @@ public struct VerifiedUpdate: Sendable, Equatable {
     public var appleStatus: VerifyReceiptStatus
     public var verifiedAtMs: Int64
 
-    public init(subscriptionID: Int64, receiptSent: String, state: SubscriptionState, latestReceipt: String?, appleStatus: VerifyReceiptStatus, verifiedAtMs: Int64) {
+    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, latestReceipt: String?, appleStatus: VerifyReceiptStatus, verifiedAtMs: Int64) {
         self.subscriptionID = subscriptionID
+        self.runID = runID
         self.receiptSent = receiptSent
         self.state = state
         self.latestReceipt = latestReceipt
@@ -55,11 +93,13 @@ public enum VerifiedWriteResult: Sendable, Equatable {
 /// A failed verification, ready to be recorded.
 public struct FailedVerification: Sendable, Equatable {
     public var subscriptionID: Int64
+    public var runID: Int64?
     public var failure: VerificationFailure
     public var attemptedAtMs: Int64
 
-    public init(subscriptionID: Int64, failure: VerificationFailure, attemptedAtMs: Int64) {
+    public init(subscriptionID: Int64, runID: Int64? = nil, failure: VerificationFailure, attemptedAtMs: Int64) {
         self.subscriptionID = subscriptionID
+        self.runID = runID
         self.failure = failure
         self.attemptedAtMs = attemptedAtMs
     }

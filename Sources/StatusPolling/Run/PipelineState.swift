@@ -1,0 +1,62 @@
+/// The run loop's own bookkeeping: the backfill checkpoint and the rate limit.
+struct PipelineState {
+    var checkpoints: CheckpointTracker
+    /// The checkpoint last written to the run history.
+    var savedCheckpoint: Int64
+    /// Apple's deprecation headers are logged once per run.
+    var deprecationLogged = false
+    private var pacer: RatePacer?
+
+    init(resumeAfter: Int64, maxRate: Double?) {
+        checkpoints = CheckpointTracker(after: resumeAfter)
+        savedCheckpoint = resumeAfter
+        pacer = maxRate.map { RatePacer(perSecond: $0) }
+    }
+
+    /// Waits for the next start slot under `--max-rate`.
+    mutating func pace() async {
+        guard var pacer else { return }
+        await pacer.wait()
+        self.pacer = pacer
+    }
+}
+
+/// The highest id below which every dispatched row is done. Rows are started in id order but
+/// finish in any order, so the checkpoint is just below the oldest row still in flight.
+struct CheckpointTracker {
+    private var inFlight: Set<Int64> = []
+    private var lastDispatched: Int64
+    var completedSinceSave = 0
+
+    init(after: Int64) { lastDispatched = after }
+
+    mutating func dispatched(_ id: Int64) {
+        inFlight.insert(id)
+        lastDispatched = max(lastDispatched, id)
+    }
+
+    mutating func completed(_ id: Int64) {
+        inFlight.remove(id)
+        completedSinceSave += 1
+    }
+
+    /// Every dispatched row with an id up to this one is done.
+    var checkpoint: Int64 { inFlight.min().map { $0 - 1 } ?? lastDispatched }
+}
+
+/// Spaces row starts evenly at `perSecond`.
+struct RatePacer {
+    let interval: Duration
+    private var next: ContinuousClock.Instant?
+
+    init(perSecond: Double) {
+        interval = .microseconds(Int64(1_000_000 / max(perSecond, 0.001)))
+    }
+
+    mutating func wait() async {
+        let now = ContinuousClock.now
+        let slot = max(next ?? now, now)
+        next = slot + interval
+        if slot > now { try? await Task.sleep(until: slot, clock: .continuous) }
+    }
+}
