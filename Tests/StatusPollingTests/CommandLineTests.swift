@@ -4,53 +4,8 @@ import Testing
 /// The `status-poller` binary as cron runs it: exit codes, one report on stdout, logs on stderr,
 /// the secret from the environment or a file.
 @Suite struct CommandLineTests {
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static var binary: URL {
-        let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
-        for candidate in [Bundle.main.bundleURL, testBundle] {
-            let url = candidate.appendingPathComponent("status-poller")
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return URL(fileURLWithPath: ".build/debug/status-poller")
-    }
-
-    func statusPoller(_ arguments: [String], environment: [String: String] = [:]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
-        env.merge(environment) { $1 }
-        process.environment = env
-        // Files, not pipes, and a termination handler, not waitUntilExit: nothing here may block one
-        // of the (two, on these machines) threads of the cooperative pool.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outURL = directory.appendingPathComponent("stdout")
-        let errURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
-        try out.close()
-        try err.close()
-        return Outcome(
-            status: status,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    func statusPoller(_ arguments: [String], environment: [String: String] = [:]) async throws -> StatusPollerProcess.Outcome {
+        try await StatusPollerProcess.launch(arguments, environment: environment).outcome()
     }
 
     @Test func helpDocumentsTheExitCodes() async throws {

@@ -3,6 +3,8 @@ struct PipelineState {
     var checkpoints: CheckpointTracker
     /// The checkpoint last written to the run history.
     var savedCheckpoint: Int64
+    /// When the checkpoint was last written.
+    var savedAt = ContinuousClock.now
     /// Apple's deprecation headers are logged once per run.
     var deprecationLogged = false
     private var pacer: RatePacer?

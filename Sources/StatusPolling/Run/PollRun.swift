@@ -158,13 +158,17 @@ public struct PollRun: Sendable {
         return report
     }
 
-    /// Persists the backfill checkpoint every 200 rows (and at the end, through `finishRun`).
+    /// Persists the checkpoint every 200 rows or every second, whichever comes first (and at the
+    /// end, through `finishRun`), so a killed backfill repeats at most that much.
     func saveCheckpoint(_ state: inout PipelineState, force: Bool) async throws {
         guard let runID = configuration.runID, !configuration.dryRun else { return }
         let checkpoint = state.checkpoints.checkpoint
-        guard checkpoint > state.savedCheckpoint, force || state.checkpoints.completedSinceSave >= 200 else { return }
+        let now = ContinuousClock.now
+        let due = state.checkpoints.completedSinceSave >= 200 || now - state.savedAt >= .seconds(1)
+        guard checkpoint > state.savedCheckpoint, force || due else { return }
         try await store.checkpointRun(runID, through: checkpoint)
         state.savedCheckpoint = checkpoint
+        state.savedAt = now
         state.checkpoints.completedSinceSave = 0
     }
 

@@ -1,0 +1,237 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import StatusPolling
+
+/// Operations through the real binary: the overlap lock between processes, takeover after
+/// SIGKILL, graceful stop, backfill resume, the audit trail, run history, metrics, JSON logs.
+@Suite struct OperationsTests {
+    typealias T = AppleJSON.Transaction
+    let secret = ["APPSTORE_SHARED_SECRET": "s3cr3t"]
+
+    func valid(_ otid: String, expires: Int64 = AppleJSON.t0 + 60 * AppleJSON.day) -> String {
+        // No new latest_receipt: a row verified twice (after a kill) replays the same receipt.
+        AppleJSON.valid(latestReceipt: nil, transactions: [T(originalTransactionID: otid, expiresMs: expires)], renewals: [AppleJSON.Renewal(originalTransactionID: otid)])
+    }
+
+    func common(_ db: TemporaryDatabase, _ production: String, _ sandbox: String) -> [String] {
+        ["--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox, "--now", "2026-01-29T00:00:00Z"]
+    }
+
+    func pollRun(_ db: TemporaryDatabase) throws -> Row? {
+        try db.webService.read { d in try Row.fetchOne(d, sql: "SELECT * FROM poll_runs ORDER BY id DESC LIMIT 1") }
+    }
+
+    @Test func overlapLockNamesTheHolderAndDiesWithIt() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for i in 0..<3 {
+                    try db.insert(userID: "u\(i)", receipt: "R\(i)")
+                    await server.script("R\(i)", [.delayed(.seconds(5), .json(valid("o\(i)"))), .json(valid("o\(i)"))])
+                }
+                let first = try StatusPollerProcess.launch(["run"] + common(db, production, sandbox) + ["--request-timeout", "60"], environment: secret)
+                let lockPath = db.path + ".lock"
+                let held = try await eventually {
+                    guard let data = FileManager.default.contents(atPath: lockPath) else { return false }
+                    return (try? JSONDecoder().decode(RunLock.Holder.self, from: data))?.pid == first.pid
+                }
+                #expect(held)
+                let second = try await StatusPollerProcess.launch(["run"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(second.status == 75)
+                #expect(second.stderr.contains("another run holds the lock \(lockPath): status-poller nightly pid \(first.pid) on "))
+                #expect(second.stderr.contains("started 20"))
+                #expect(second.stdout.isEmpty)
+
+                first.signal(SIGKILL)
+                _ = try await first.outcome()
+                // The kernel released the lock with the process: no timeout, no manual cleanup.
+                let third = try await StatusPollerProcess.launch(["run"] + common(db, production, sandbox) + ["--report", "json"], environment: secret).outcome()
+                #expect(third.status == 0)
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(third.stdout.utf8)) as? [String: Any])
+                #expect(report["verified"] as? Int == 3)
+                let statuses = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT status FROM poll_runs ORDER BY id") }
+                #expect(statuses == ["running", "finished"])
+            }
+        }
+    }
+
+    @Test func sigtermStopsGracefullyAndABackfillResumesWithoutRepeating() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for i in 0..<40 {
+                    try db.insert(userID: "u\(i)", receipt: "R\(i)", SubscriptionState(originalTransactionID: "o\(i)", productID: "premium.monthly", expiresAt: AppleJSON.t0 + 200 * AppleJSON.day))
+                    await server.script("R\(i)", [.delayed(.milliseconds(120), .json(valid("o\(i)")))])
+                }
+                let args = ["backfill", "--all", "--concurrency", "2"] + common(db, production, sandbox)
+                let first = try StatusPollerProcess.launch(args, environment: secret)
+                #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 6 })
+                first.signal(SIGTERM)
+                let stopped = try await first.outcome()
+                #expect(stopped.status == 4)
+                #expect(stopped.stdout.contains("STOPPED"))
+                let run = try #require(try pollRun(db))
+                #expect(run["status"] == "interrupted")
+                #expect(run["exit_code"] == 4)
+                let checkpoint: Int64 = run["checkpoint_id"]
+                let done = await server.received.count
+                // Requests in flight were allowed to finish: everything sent is checkpointed.
+                #expect(checkpoint == Int64(done))
+                #expect(done < 40)
+
+                let resumed = try await StatusPollerProcess.launch(["backfill", "--resume", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(resumed.status == 0)
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
+                #expect(report["selected"] as? Int == 40 - done)
+                // Every receipt was verified exactly once over the two processes.
+                let perReceipt = Dictionary(grouping: await server.received.compactMap(\.receipt), by: { $0 }).mapValues(\.count)
+                #expect(perReceipt.count == 40)
+                #expect(perReceipt.values.allSatisfy { $0 == 1 })
+                #expect(try pollRun(db)?["status"] == "finished")
+                #expect(try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM poll_runs") } == 1)
+            }
+        }
+    }
+
+    @Test func backfillResumesAfterSIGKILLFromItsCheckpoint() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for i in 0..<40 {
+                    try db.insert(userID: "u\(i)", receipt: "R\(i)")
+                    await server.script("R\(i)", [.delayed(.milliseconds(100), .json(valid("o\(i)")))])
+                }
+                let first = try StatusPollerProcess.launch(["backfill", "--all", "--concurrency", "2"] + common(db, production, sandbox), environment: secret)
+                #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 8 })
+                first.signal(SIGKILL)
+                _ = try await first.outcome()
+                let checkpoint: Int64 = try #require(try pollRun(db))["checkpoint_id"]
+                let resumed = try await StatusPollerProcess.launch(["backfill", "--resume", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(resumed.status == 0)
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
+                #expect(report["selected"] as? Int == 40 - Int(checkpoint))
+                // Rows up to the checkpoint were not verified again.
+                for i in 0..<Int(checkpoint) { #expect(await server.requests(for: "R\(i)").count == 1, "R\(i)") }
+                let unverified = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscriptions WHERE last_verified_at IS NULL") }
+                #expect(unverified == 0)
+            }
+        }
+    }
+
+    @Test func backfillChoosesRowsIgnoringTheNightlyWindows() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let far = SubscriptionState(originalTransactionID: "o1", productID: "premium.monthly", expiresAt: AppleJSON.t0 + 300 * AppleJSON.day)
+                try db.insert(userID: "alice", receipt: "RA", far)
+                try db.insert(userID: "bob", receipt: "RB", SubscriptionState(originalTransactionID: "o2", productID: "premium.monthly", expiresAt: AppleJSON.t0 + 300 * AppleJSON.day))
+                try db.insert(userID: "carol", receipt: "RC", SubscriptionState(originalTransactionID: "o3", productID: "premium.monthly", expiresAt: AppleJSON.t0 - 100 * AppleJSON.day))
+                await server.script("RA", [.json(valid("o1", expires: AppleJSON.t0 + 300 * AppleJSON.day))])
+                await server.script("RB", [.json(valid("o2", expires: AppleJSON.t0 + 300 * AppleJSON.day))])
+                await server.script("RC", [.json(valid("o3", expires: AppleJSON.t0 - 100 * AppleJSON.day))])
+                let nightly = try await StatusPollerProcess.launch(["run", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(nightly.stdout.contains(#""selected" : 0"#))
+                let usersFile = db.directory.appendingPathComponent("users.txt")
+                try Data("# support ticket 123\nalice\n\ncarol\n".utf8).write(to: usersFile)
+                let byFile = try await StatusPollerProcess.launch(["backfill", "--users-file", usersFile.path, "--max-rate", "50", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(byFile.status == 0)
+                #expect(byFile.stdout.contains(#""selected" : 2"#))
+                #expect(await server.received.compactMap(\.receipt).sorted() == ["RA", "RC"])
+                let byUser = try await StatusPollerProcess.launch(["backfill", "--user-id", "bob"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(byUser.status == 0)
+                let since = try await StatusPollerProcess.launch(["backfill", "--expired-since", "2026-01-01", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(since.stdout.contains(#""selected" : 2"#))
+                let nothing = try await StatusPollerProcess.launch(["backfill", "--resume"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(nothing.status == 2)
+                #expect(nothing.stderr.contains("no interrupted backfill to resume"))
+                let twoChoices = try await StatusPollerProcess.launch(["backfill", "--all", "--user-id", "x"] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(twoChoices.status == 2)
+                #expect(twoChoices.stderr.contains("exactly one of --all, --user-id, --users-file, --expired-since"))
+            }
+        }
+    }
+
+    @Test func auditTrailRunsMetricsAndJSONLogs() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                try db.insert(userID: "alice", receipt: "RA")
+                try db.insert(userID: "mallory", receipt: "RM")
+                let firstPeriod = T(originalTransactionID: "oA", transactionID: "tA1", expiresMs: AppleJSON.t0 + 30 * AppleJSON.day)
+                let renewal = T(originalTransactionID: "oA", transactionID: "tA2", purchaseMs: AppleJSON.t0 + 30 * AppleJSON.day, expiresMs: AppleJSON.t0 + 60 * AppleJSON.day)
+                // Night 2 replays the receipt Apple handed out on night 1.
+                await server.script("RA", [.json(AppleJSON.valid(latestReceipt: "RA-2", transactions: [firstPeriod], renewals: [AppleJSON.Renewal(originalTransactionID: "oA")]))])
+                await server.script("RA-2", [.json(AppleJSON.valid(latestReceipt: "RA-3", transactions: [firstPeriod, renewal], renewals: [AppleJSON.Renewal(originalTransactionID: "oA")]))])
+                await server.script("RM", [.json(AppleJSON.valid(transactions: [firstPeriod], renewals: []))])
+                let metrics = db.directory.appendingPathComponent("status_poller.prom").path
+                let night1 = try await StatusPollerProcess.launch(
+                    ["run", "--concurrency", "1", "--log-format", "json", "--metrics-file", metrics] + common(db, production, sandbox), environment: secret).outcome()
+                #expect(night1.status == 1)  // mallory's replay is a conflict
+                let night2 = try await StatusPollerProcess.launch(
+                    ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox,
+                     "--now", "2026-01-30T12:00:00Z", "--metrics-file", metrics], environment: secret).outcome()
+                #expect(night2.status == 1)
+
+                // JSON logs: one object per line, each with the run id.
+                let lines = night1.stderr.split(separator: "\n").filter { !$0.isEmpty }
+                #expect(!lines.isEmpty)
+                for line in lines {
+                    let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                    #expect(object?["run.id"] as? String == "1", "\(line)")
+                    #expect(object?["level"] != nil && object?["message"] != nil)
+                }
+
+                // The audit trail, newest first, with reasons, run ids and Apple's status.
+                let history = try await StatusPollerProcess.launch(["history", "--database", db.path, "--user-id", "alice"]).outcome()
+                #expect(history.status == 0)
+                let entries = history.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }
+                #expect(entries.count == 2, "\(history.stdout) // night2: \(night2.stdout) \(night2.stderr)")
+                try #require(entries.count == 2)
+                #expect(entries[0].contains("renewed") && entries[0].contains("run 2") && entries[0].contains("Apple status 0"))
+                #expect(entries[1].contains("first_verified") && entries[1].contains("unverified → active") && entries[1].contains("run 1"))
+                #expect(history.stdout.contains("expires_at: 2026-01-31 00:00:00 → 2026-03-02 00:00:00"))
+                let conflict = try await StatusPollerProcess.launch(["history", "--database", db.path, "--user-id", "mallory", "--format", "json"]).outcome()
+                let events = try #require(try JSONSerialization.jsonObject(with: Data(conflict.stdout.utf8)) as? [[String: Any]])
+                #expect(events.map { $0["reason"] as? String } == ["conflict", "conflict"])
+                #expect(events.first?["entitlement_after"] as? String == "unverified")
+
+                // Run history.
+                let runs = try await StatusPollerProcess.launch(["runs", "--database", db.path, "--format", "json"]).outcome()
+                let recorded = try #require(try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]])
+                #expect(recorded.map { $0["id"] as? Int } == [2, 1])
+                #expect(recorded.map { $0["status"] as? String } == ["finished", "finished"])
+                #expect((recorded[1]["report"] as? [String: Any])?["verified"] as? Int == 1)
+                #expect((recorded[1]["options"] as? [String: String])?["concurrency"] == "1")
+                #expect(!runs.stdout.contains("s3cr3t"))
+                let text = try await StatusPollerProcess.launch(["runs", "--database", db.path, "--last", "1"]).outcome()
+                #expect(text.stdout.split(separator: "\n").count == 2)
+
+                // Metrics, Prometheus text format, from the last run.
+                let prom = try String(contentsOfFile: metrics, encoding: .utf8)
+                #expect(prom.contains("# TYPE status_poller_run_subscriptions gauge"))
+                #expect(prom.contains(#"status_poller_run_subscriptions{mode="nightly",outcome="verified"} 1"#))
+                #expect(prom.contains(#"status_poller_run_failures{mode="nightly",reason="conflict"} 1"#))
+                #expect(prom.contains(#"status_poller_run_exit_code{mode="nightly"} 1"#))
+                #expect(prom.contains(#"status_poller_run_transitions{mode="nightly",transition="renewed"} 1"#))
+                #expect(!prom.contains("status_poller_last_success_timestamp_seconds"))
+            }
+        }
+    }
+
+    @Test func enrollThenShow() async throws {
+        try await withTemporaryDatabase { db in
+            let receiptFile = db.directory.appendingPathComponent("receipt.b64")
+            try Data("TUlJVDVRWUpLb1pJaHZjTkFRY0Nv\n".utf8).write(to: receiptFile)
+            let enrolled = try await StatusPollerProcess.launch(["enroll", "--database", db.path, "--user-id", "u-77", "--receipt-file", receiptFile.path]).outcome()
+            #expect(enrolled.status == 0)
+            #expect(enrolled.stdout == "enrolled user u-77 as subscription 1; the next run verifies it\n")
+            let shown = try await StatusPollerProcess.launch(["show", "--database", db.path, "--user-id", "u-77"]).outcome()
+            #expect(shown.status == 0)
+            #expect(shown.stdout.contains("subscription 1  user u-77  →  unverified, not entitled"))
+            #expect(!shown.stdout.contains("TUlJVDVR"))
+            try Data("not base64 at all!".utf8).write(to: receiptFile)
+            let bad = try await StatusPollerProcess.launch(["enroll", "--database", db.path, "--user-id", "u-78", "--receipt-file", receiptFile.path]).outcome()
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("the receipt must be the app receipt in base64"))
+            let nobody = try await StatusPollerProcess.launch(["show", "--database", db.path, "--user-id", "nobody"]).outcome()
+            #expect(nobody.status == 1)
+        }
+    }
+}

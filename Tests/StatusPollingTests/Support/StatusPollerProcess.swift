@@ -1,0 +1,85 @@
+import Foundation
+
+/// The real `status-poller` binary in a child process: launched, signalled, awaited. Output goes
+/// to files and the exit is awaited through a termination handler, so nothing blocks one of the
+/// (two, on these machines) threads of the cooperative pool.
+final class StatusPollerProcess: @unchecked Sendable {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    private let directory: URL
+    private let outURL: URL
+    private let errURL: URL
+    private let exited: Task<Int32, Never>
+
+    static var binary: URL {
+        let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
+        for candidate in [Bundle.main.bundleURL, testBundle] {
+            let url = candidate.appendingPathComponent("status-poller")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: ".build/debug/status-poller")
+    }
+
+    private init(directory: URL, exited: Task<Int32, Never>) {
+        self.directory = directory
+        outURL = directory.appendingPathComponent("stdout")
+        errURL = directory.appendingPathComponent("stderr")
+        self.exited = exited
+    }
+
+    /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET is removed unless given.
+    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> StatusPollerProcess {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = directory.appendingPathComponent("stdout")
+        let err = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
+        try process.run()
+        let exited = Task { for await status in stream { return status }; return -1 }
+        let launched = StatusPollerProcess(directory: directory, exited: exited)
+        launched.processBox = process
+        return launched
+    }
+
+    private var processBox: Process?
+    var pid: Int32 { processBox?.processIdentifier ?? 0 }
+
+    func signal(_ number: Int32) { kill(pid, number) }
+
+    /// Waits for the exit and reads what it printed.
+    func outcome() async throws -> Outcome {
+        let status = await exited.value
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return Outcome(
+            status: status,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// Polls `condition` every 50 ms until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try condition()
+}
