@@ -266,6 +266,34 @@ import Testing
         }
     }
 
+    @Test func everyContractChangeWritesOneAuditEventInTheSameTransaction() async throws {
+        try await withTemporaryDatabase { db in
+            let id = try db.insert(userID: "u1", receipt: "R1")
+            let runID = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0))
+            // The same answer again: nothing changed, no event.
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0 + 1))
+            var grace = verified
+            grace.isInBillingRetry = true
+            grace.gracePeriodExpiresAt = t0 + 46 * day
+            grace.expirationIntent = 2
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: grace, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0 + 31 * day))
+            // A failure writes no event.
+            try await db.store.recordFailure(.init(subscriptionID: id, runID: runID, failure: .init(.timeout, "slow"), attemptedAtMs: t0 + 32 * day))
+            let events = try await db.store.history(userID: "u1")
+            #expect(events.map(\.reason) == ["entered_grace", "first_verified"])
+            #expect(events.map(\.runID) == [runID, runID])
+            #expect(events[0].old == verified)
+            #expect(events[0].new == grace)
+            #expect(events[0].entitlementBefore == "expired")
+            #expect(events[0].entitlementAfter == "grace_period")
+            #expect(events[0].appleStatus == 0)
+            #expect(events[1].old == .unverified)
+            let raw = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT old_values FROM subscription_events WHERE reason = 'first_verified'") }
+            #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)
+        }
+    }
+
     @Test func enrolAndLookUpByUser() async throws {
         try await withTemporaryDatabase { db in
             let id = try await db.store.enroll(userID: "u-42", receipt: "RECEIPT")
