@@ -16,7 +16,9 @@ extension StatusPoller {
                 """)
 
         @Option(help: "Path of the SQLite database.")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @OptionGroup var appStore: AppStoreOptions
 
@@ -68,6 +70,10 @@ extension StatusPoller {
         }
 
         func run() async throws {
+            let settings = Settings(reader: try await configOptions.reader())
+            let database = try settings.required(self.database, "database", flag: "--database")
+            let appStore = try self.appStore.resolve(settings)
+            let output = try self.output.resolve(settings)
             let (targets, recorded) = resume ? (.all, ["targets": "resume"]) : try targets()
             let command = PollCommand(
                 mode: .backfill, database: database, appStore: appStore, output: output, nowMs: ISO8601.milliseconds(now),

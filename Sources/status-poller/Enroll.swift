@@ -11,7 +11,9 @@ extension StatusPoller {
             discussion: "The next `run` verifies the new row (it is never verified yet). The receipt is not printed.")
 
         @Option(help: "Path of the SQLite database.")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @Option(name: .customLong("user-id"), help: "The web service's user id.")
         var userID: String
@@ -20,6 +22,7 @@ extension StatusPoller {
         var receiptFile: String
 
         func run() async throws {
+            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             let data = receiptFile == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: receiptFile)
             guard let data else { throw usageError("cannot read the receipt file \(receiptFile).") }
             let receipt = String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }

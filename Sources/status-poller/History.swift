@@ -10,7 +10,9 @@ extension StatusPoller {
             abstract: "Show the audit trail of a user's subscriptions, newest first: what changed, when, why, in which run.")
 
         @Option(help: "Path of the SQLite database.")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @Option(name: .customLong("user-id"), help: "The web service's user id.")
         var userID: String
@@ -19,6 +21,7 @@ extension StatusPoller {
         var format: ReportFormat = .text
 
         func run() async throws {
+            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             let store: SQLiteSubscriptionStore
             do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
             defer { try? store.close() }

@@ -9,9 +9,12 @@ extension StatusPoller {
             abstract: "Create or upgrade the database schema (idempotent; run it on every deploy).")
 
         @Option(help: "Path of the SQLite database (created if missing).")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         func run() async throws {
+            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             do {
                 let (store, applied) = try SQLiteSubscriptionStore.migrate(path: database)
                 try store.close()

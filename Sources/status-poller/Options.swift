@@ -1,48 +1,126 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
+import SystemPackage
 import StatusPolling
+
+/// Where settings come from, highest first: an option on the command line, an environment variable
+/// (`STATUS_POLLER_` + the key in upper case), the JSON config file (`--config` or
+/// `STATUS_POLLER_CONFIG`), then the built-in default.
+struct ConfigOptions: ParsableArguments {
+    @Option(help: "JSON config file for settings that do not change per run (else STATUS_POLLER_CONFIG).")
+    var config: String?
+
+    /// The environment and the file, in that order.
+    func reader(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ConfigReader {
+        let environmentProvider = EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "status_poller")
+        guard let path = config ?? environment["STATUS_POLLER_CONFIG"] else { return ConfigReader(provider: environmentProvider) }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw usageError("cannot read the config file \(path).") }
+        do {
+            let file = try await FileProvider<JSONSnapshot>(filePath: FilePath(path))
+            return ConfigReader(providers: [environmentProvider, file])
+        } catch {
+            throw usageError("the config file \(path) is not a JSON object of settings: \(error)")
+        }
+    }
+}
+
+/// Reads one setting with the documented precedence and a clear error for a bad value.
+struct Settings {
+    let reader: ConfigReader
+
+    func string(_ option: String?, _ key: String) -> String? {
+        option ?? reader.string(forKey: ConfigKey(key))
+    }
+
+    func required(_ option: String?, _ key: String, flag: String) throws -> String {
+        guard let value = string(option, key), !value.isEmpty else {
+            throw usageError("\(flag) is required (or \(key) in the config file, or STATUS_POLLER_\(key.uppercased())).")
+        }
+        return value
+    }
+
+    func int(_ option: Int?, _ key: String, default value: Int) throws -> Int {
+        if let option { return option }
+        if let number = reader.int(forKey: ConfigKey(key)) { return number }
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return value }
+        guard let number = Int(text) else { throw usageError("\(key) must be a whole number, got '\(text)'.") }
+        return number
+    }
+
+    func double(_ option: Double?, _ key: String, default value: Double) throws -> Double {
+        if let option { return option }
+        if let number = reader.double(forKey: ConfigKey(key)) { return number }
+        if let number = reader.int(forKey: ConfigKey(key)) { return Double(number) }
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return value }
+        guard let number = Double(text) else { throw usageError("\(key) must be a number, got '\(text)'.") }
+        return number
+    }
+}
 
 /// How to reach the App Store and how hard to try: shared by `run` and `backfill`.
 struct AppStoreOptions: ParsableArguments {
     @Option(help: "The app's bundle identifier; answers for any other app are rejected.")
-    var bundleId: String
+    var bundleId: String?
 
-    @Option(help: "verifyReceipt production URL.")
-    var productionUrl: String = VerifyReceiptConfiguration.appleProductionURL
+    @Option(help: "verifyReceipt production URL (default: Apple's).")
+    var productionUrl: String?
 
-    @Option(help: "verifyReceipt sandbox URL (used on status 21007).")
-    var sandboxUrl: String = VerifyReceiptConfiguration.appleSandboxURL
+    @Option(help: "verifyReceipt sandbox URL, used on status 21007 (default: Apple's).")
+    var sandboxUrl: String?
 
     @Option(help: "File holding the App Store shared secret (else APPSTORE_SHARED_SECRET).")
     var sharedSecretFile: String?
 
-    @Option(help: "Receipts verified at once (1…512).")
-    var concurrency: Int = 8
+    @Option(help: "Receipts verified at once, 1…512 (default: 8).")
+    var concurrency: Int?
 
-    @Option(help: "Attempts per receipt, the first included (1…10).")
-    var maxAttempts: Int = RetryPolicy().maxAttempts
+    @Option(help: "Attempts per receipt, the first included, 1…10 (default: 4).")
+    var maxAttempts: Int?
 
-    @Option(help: "Seconds before one request is abandoned.")
-    var requestTimeout: Double = 10
+    @Option(help: "Seconds before one request is abandoned (default: 10).")
+    var requestTimeout: Double?
+
+    /// The settings with the config file and the environment applied, validated.
+    func resolve(_ settings: Settings) throws -> AppStoreSettings {
+        let resolved = AppStoreSettings(
+            bundleID: try settings.required(bundleId, "bundle_id", flag: "--bundle-id"),
+            productionURL: settings.string(productionUrl, "production_url") ?? VerifyReceiptConfiguration.appleProductionURL,
+            sandboxURL: settings.string(sandboxUrl, "sandbox_url") ?? VerifyReceiptConfiguration.appleSandboxURL,
+            sharedSecretFile: settings.string(sharedSecretFile, "shared_secret_file"),
+            concurrency: try settings.int(concurrency, "concurrency", default: 8),
+            maxAttempts: try settings.int(maxAttempts, "max_attempts", default: RetryPolicy().maxAttempts),
+            requestTimeout: try settings.double(requestTimeout, "request_timeout", default: 10))
+        try resolved.validate()
+        return resolved
+    }
+}
+
+/// `AppStoreOptions` after the config file and the environment.
+struct AppStoreSettings {
+    var bundleID: String
+    var productionURL: String
+    var sandboxURL: String
+    var sharedSecretFile: String?
+    var concurrency: Int
+    var maxAttempts: Int
+    var requestTimeout: Double
 
     func validate() throws {
-        guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 512, got \(concurrency).") }
-        guard RetryPolicy.allowedAttempts.contains(maxAttempts) else {
-            throw ValidationError("--max-attempts must be between 1 and 10, got \(maxAttempts).")
-        }
-        guard requestTimeout > 0, requestTimeout <= 300 else { throw ValidationError("--request-timeout must be between 0 and 300 seconds.") }
-        guard !bundleId.isEmpty else { throw ValidationError("--bundle-id cannot be empty.") }
-        for (flag, url) in [("--production-url", productionUrl), ("--sandbox-url", sandboxUrl)] {
+        guard (1...512).contains(concurrency) else { throw usageError("--concurrency must be between 1 and 512, got \(concurrency).") }
+        guard RetryPolicy.allowedAttempts.contains(maxAttempts) else { throw usageError("--max-attempts must be between 1 and 10, got \(maxAttempts).") }
+        guard requestTimeout > 0, requestTimeout <= 300 else { throw usageError("--request-timeout must be between 0 and 300 seconds.") }
+        for (flag, url) in [("--production-url", productionURL), ("--sandbox-url", sandboxURL)] {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
-                throw ValidationError("\(flag) must be an http(s) URL, got '\(url)'.")
+                throw usageError("\(flag) must be an http(s) URL, got '\(url)'.")
             }
         }
     }
 
     func clientConfiguration(secret: SharedSecret) -> VerifyReceiptConfiguration {
         VerifyReceiptConfiguration(
-            productionURL: productionUrl, sandboxURL: sandboxUrl, sharedSecret: secret,
+            productionURL: productionURL, sandboxURL: sandboxURL, sharedSecret: secret,
             requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
             maxConnectionsPerHost: max(concurrency, 8),
             retry: RetryPolicy(maxAttempts: maxAttempts))
@@ -50,23 +128,42 @@ struct AppStoreOptions: ParsableArguments {
 
     /// The settings recorded in the run history (never the secret).
     var recorded: [String: String] {
-        ["bundle_id": bundleId, "production_url": productionUrl, "sandbox_url": sandboxUrl,
+        ["bundle_id": bundleID, "production_url": productionURL, "sandbox_url": sandboxURL,
          "concurrency": String(concurrency), "max_attempts": String(maxAttempts), "request_timeout": String(requestTimeout)]
     }
 }
 
 /// What a run prints and writes besides the database.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "Report format on stdout: text or json.")
-    var report: ReportFormat = .text
+    @Option(help: "Report format on stdout: text or json (default: text).")
+    var report: ReportFormat?
 
-    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: Logger.Level = .info
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical (default: info).")
+    var logLevel: Logger.Level?
 
-    @Option(help: "Log format on stderr: text (for people) or json (one object per line).")
-    var logFormat: LogFormat = .text
+    @Option(help: "Log format on stderr: text (for people) or json (one object per line) (default: text).")
+    var logFormat: LogFormat?
 
     @Option(help: "Write Prometheus metrics (text format) to this file at the end of the run, for node_exporter's textfile collector.")
+    var metricsFile: String?
+
+    func resolve(_ settings: Settings) throws -> OutputSettings {
+        func parsed<T: RawRepresentable>(_ option: T?, _ key: String, _ fallback: T) throws -> T where T.RawValue == String {
+            if let option { return option }
+            guard let text = settings.string(nil, key) else { return fallback }
+            guard let value = T(rawValue: text) else { throw usageError("\(key) cannot be '\(text)'.") }
+            return value
+        }
+        return OutputSettings(
+            report: try parsed(report, "report", .text), logLevel: try parsed(logLevel, "log_level", .info),
+            logFormat: try parsed(logFormat, "log_format", .text), metricsFile: settings.string(metricsFile, "metrics_file"))
+    }
+}
+
+struct OutputSettings {
+    var report: ReportFormat
+    var logLevel: Logger.Level
+    var logFormat: LogFormat
     var metricsFile: String?
 }
 

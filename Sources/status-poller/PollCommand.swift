@@ -9,8 +9,8 @@ import StatusPolling
 struct PollCommand {
     var mode: RunMode
     var database: String
-    var appStore: AppStoreOptions
-    var output: OutputOptions
+    var appStore: AppStoreSettings
+    var output: OutputSettings
     var nowMs: Int64
     var dryRun: Bool
     var maxRate: Double?
@@ -59,7 +59,7 @@ struct PollCommand {
         defer { signals.cancel() }
         let progress = ProgressReporter(logger: logger)
         let configuration = PollRun.Configuration(
-            bundleID: appStore.bundleId, nowMs: nowMs, selection: plan.selection, concurrency: appStore.concurrency,
+            bundleID: appStore.bundleID, nowMs: nowMs, selection: plan.selection, concurrency: appStore.concurrency,
             dryRun: dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: maxRate)
         let report = try await VerifyReceiptClient.withClient(appStore.clientConfiguration(secret: secret)) { client in
             await PollRun(configuration: configuration, store: store, client: client, logger: logger, stop: stop, progress: { progress.update($0) }).run()

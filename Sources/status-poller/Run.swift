@@ -19,18 +19,20 @@ extension StatusPoller {
                 """)
 
         @Option(help: "Path of the SQLite database (create it with `migrate`).")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @OptionGroup var appStore: AppStoreOptions
 
         @Option(help: "The run's clock as ISO 8601 (e.g. 2026-11-22T03:00:00Z). Default: now.")
         var now: String?
 
-        @Option(help: "Select rows that expired at most this many hours ago.")
-        var expiredWithinHours: Double = 48
+        @Option(help: "Select rows that expired at most this many hours ago (default: 48).")
+        var expiredWithinHours: Double?
 
-        @Option(help: "Select rows that expire within this many hours.")
-        var expiringWithinHours: Double = 24
+        @Option(help: "Select rows that expire within this many hours (default: 24).")
+        var expiringWithinHours: Double?
 
         @Flag(help: "Call Apple and report what would change, but write nothing.")
         var dryRun = false
@@ -38,13 +40,19 @@ extension StatusPoller {
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            guard expiredWithinHours >= 0, expiringWithinHours >= 0 else { throw ValidationError("selection windows cannot be negative.") }
             if let now, ISO8601.parse(now) == nil {
                 throw ValidationError("--now must be ISO 8601 like 2026-11-22T03:00:00Z, got '\(now)'.")
             }
         }
 
         func run() async throws {
+            let settings = Settings(reader: try await configOptions.reader())
+            let database = try settings.required(self.database, "database", flag: "--database")
+            let appStore = try self.appStore.resolve(settings)
+            let output = try self.output.resolve(settings)
+            let expiredWithinHours = try settings.double(self.expiredWithinHours, "expired_within_hours", default: 48)
+            let expiringWithinHours = try settings.double(self.expiringWithinHours, "expiring_within_hours", default: 24)
+            guard expiredWithinHours >= 0, expiringWithinHours >= 0 else { throw usageError("selection windows cannot be negative.") }
             let windows = SelectionWindows(
                 nearExpiryBefore: .milliseconds(Int64(expiredWithinHours * 3_600_000)),
                 nearExpiryAfter: .milliseconds(Int64(expiringWithinHours * 3_600_000)))

@@ -9,7 +9,9 @@ extension StatusPoller {
         static let configuration = CommandConfiguration(abstract: "List past runs, newest first: when, what, counts by outcome, exit code.")
 
         @Option(help: "Path of the SQLite database.")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @Option(help: "How many runs.")
         var last = 20
@@ -18,6 +20,7 @@ extension StatusPoller {
         var format: ReportFormat = .text
 
         func run() async throws {
+            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             let store: SQLiteSubscriptionStore
             do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
             defer { try? store.close() }

@@ -9,7 +9,9 @@ extension StatusPoller {
         static let configuration = CommandConfiguration(abstract: "Show a user's subscriptions, their entitlement now, and the poller's bookkeeping.")
 
         @Option(help: "Path of the SQLite database.")
-        var database: String
+        var database: String?
+
+        @OptionGroup var configOptions: ConfigOptions
 
         @Option(name: .customLong("user-id"), help: "The web service's user id.")
         var userID: String
@@ -18,6 +20,7 @@ extension StatusPoller {
         var now: String?
 
         func run() async throws {
+            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             let store: SQLiteSubscriptionStore
             do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
             defer { try? store.close() }

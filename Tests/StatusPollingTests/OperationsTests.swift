@@ -235,3 +235,49 @@ import Testing
         }
     }
 }
+
+/// Settings: an option beats an environment variable, which beats the config file, which beats the
+/// default.
+@Suite struct ConfigurationPrecedenceTests {
+    @Test func optionThenEnvironmentThenFileThenDefault() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                try db.insert(userID: "u", receipt: "R")
+                await server.script("R", [.json(AppleJSON.valid(latestReceipt: nil, transactions: [AppleJSON.Transaction()], renewals: []))])
+                let config = db.directory.appendingPathComponent("status-poller.json")
+                let file: [String: Any] = [
+                    "database": db.path, "bundle_id": AppleJSON.bundleID, "production_url": production, "sandbox_url": sandbox,
+                    "concurrency": 3, "max_attempts": "2", "report": "json",
+                ]
+                try JSONSerialization.data(withJSONObject: file).write(to: config)
+                let secret = ["APPSTORE_SHARED_SECRET": "s3cr3t"]
+                func recordedConcurrency(_ arguments: [String], _ environment: [String: String]) async throws -> String? {
+                    let outcome = try await StatusPollerProcess.launch(["run", "--config", config.path, "--now", "2026-01-29T00:00:00Z"] + arguments, environment: secret.merging(environment) { $1 }).outcome()
+                    #expect(outcome.status == 0, "\(outcome.stderr)")
+                    #expect(outcome.stdout.hasPrefix("{"), "report from the file's report setting")
+                    let runs = try await StatusPollerProcess.launch(["runs", "--config", config.path, "--last", "1", "--format", "json"]).outcome()
+                    let latest = (try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [[String: Any]])?.first
+                    let options = latest?["options"] as? [String: String]
+                    #expect(options?["max_attempts"] == "2")
+                    return options?["concurrency"]
+                }
+                #expect(try await recordedConcurrency([], [:]) == "3")
+                #expect(try await recordedConcurrency([], ["STATUS_POLLER_CONCURRENCY": "2"]) == "2")
+                #expect(try await recordedConcurrency(["--concurrency", "1"], ["STATUS_POLLER_CONCURRENCY": "2"]) == "1")
+                // The config file can also come from the environment.
+                let viaEnvironment = try await StatusPollerProcess.launch(["runs", "--last", "1"], environment: ["STATUS_POLLER_CONFIG": config.path]).outcome()
+                #expect(viaEnvironment.status == 0)
+
+                let bad = try await StatusPollerProcess.launch(["run", "--config", config.path], environment: secret.merging(["STATUS_POLLER_CONCURRENCY": "lots"]) { $1 }).outcome()
+                #expect(bad.status == 2)
+                #expect(bad.stderr.contains("concurrency must be a whole number, got 'lots'."))
+                let missing = try await StatusPollerProcess.launch(["run", "--config", db.directory.appendingPathComponent("nope.json").path], environment: secret).outcome()
+                #expect(missing.status == 2)
+                #expect(missing.stderr.contains("cannot read the config file"))
+                let noDatabase = try await StatusPollerProcess.launch(["run", "--bundle-id", "x"], environment: secret).outcome()
+                #expect(noDatabase.status == 2)
+                #expect(noDatabase.stderr.contains("--database is required (or database in the config file, or STATUS_POLLER_DATABASE)."))
+            }
+        }
+    }
+}
