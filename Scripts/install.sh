@@ -10,12 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bundle_id="" database="/var/lib/status-poller/subscriptions.sqlite" use_cron=0 root="" skip_build=0
+need_value() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value (see --help)" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bundle-id) bundle_id="$2"; shift 2 ;;
-    --database) database="$2"; shift 2 ;;
+    --bundle-id) need_value "$@"; bundle_id="$2"; shift 2 ;;
+    --database) need_value "$@"; database="$2"; shift 2 ;;
     --cron) use_cron=1; shift ;;
-    --root) root="${2%/}"; shift 2 ;;
+    --root) need_value "$@"; root="${2%/}"; shift 2 ;;
     --skip-build) skip_build=1; shift ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
