@@ -2,59 +2,36 @@ import GRDB
 import StatusPolling
 
 /// A `subscriptions` row as GRDB reads it; converted to the domain's `SubscriptionRow` at once.
-struct SubscriptionRecord: Codable, FetchableRecord, TableRecord, Sendable {
+/// The contract columns are decoded by `SubscriptionState` itself, whose coding keys are the
+/// column names, so the list of columns lives in one place.
+struct SubscriptionRecord: Decodable, FetchableRecord, TableRecord, Sendable {
     static let databaseTableName = "subscriptions"
 
     var id: Int64
     var userID: String
     var latestReceipt: String
-    var originalTransactionID: String?
-    var productID: String?
-    var environment: String?
-    var expiresAt: Int64?
-    var gracePeriodExpiresAt: Int64?
-    var isInBillingRetry: Bool
-    var autoRenewStatus: Bool?
-    var autoRenewProductID: String?
-    var expirationIntent: Int?
-    var cancelledAt: Int64?
     var receiptUploaded: Bool
+    var state: SubscriptionState
 
     enum CodingKeys: String, CodingKey {
         case id
         case userID = "user_id"
         case latestReceipt = "latest_receipt"
-        case originalTransactionID = "original_transaction_id"
-        case productID = "product_id"
-        case environment
-        case expiresAt = "expires_at"
-        case gracePeriodExpiresAt = "grace_period_expires_at"
-        case isInBillingRetry = "is_in_billing_retry"
-        case autoRenewStatus = "auto_renew_status"
-        case autoRenewProductID = "auto_renew_product_id"
-        case expirationIntent = "expiration_intent"
-        case cancelledAt = "cancelled_at"
         case receiptUploaded = "receipt_uploaded"
     }
 
-    /// Only the columns the run needs, so bookkeeping columns can be added without touching this.
-    static var databaseSelection: [any SQLSelectable] { CodingKeys.allColumnNames.map { Column($0) } }
-
-    var state: SubscriptionState {
-        SubscriptionState(
-            originalTransactionID: originalTransactionID, productID: productID, environment: environment,
-            expiresAt: expiresAt, gracePeriodExpiresAt: gracePeriodExpiresAt, isInBillingRetry: isInBillingRetry,
-            autoRenewStatus: autoRenewStatus, autoRenewProductID: autoRenewProductID,
-            expirationIntent: expirationIntent, cancelledAt: cancelledAt)
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(Int64.self, forKey: .id)
+        userID = try c.decode(String.self, forKey: .userID)
+        latestReceipt = try c.decode(String.self, forKey: .latestReceipt)
+        receiptUploaded = try c.decode(Bool.self, forKey: .receiptUploaded)
+        state = try SubscriptionState(from: decoder)
     }
 
     var row: SubscriptionRow {
         SubscriptionRow(id: id, userID: userID, latestReceipt: latestReceipt, state: state, receiptUploaded: receiptUploaded)
     }
-}
-
-extension SubscriptionRecord.CodingKeys: CaseIterable {
-    static var allColumnNames: [String] { allCases.map(\.rawValue) }
 }
 
 /// The bookkeeping columns of a row.
