@@ -118,11 +118,10 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    /// A row with its bookkeeping, by id.
-    public func subscriptionWithBookkeeping(id: Int64) async throws -> (SubscriptionRow, SubscriptionBookkeeping)? {
+    /// A user's rows with their bookkeeping, in `id` order (for `show`).
+    public func subscriptionsWithBookkeeping(userID: String) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
         try await pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM subscriptions WHERE id = ?", arguments: [id]) else { return nil }
-            return (try SubscriptionRecord(row: row).row, try BookkeepingRecord(row: row).bookkeeping)
+            try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE user_id = ? ORDER BY id", arguments: [userID]).map(Self.withBookkeeping)
         }
     }
 }

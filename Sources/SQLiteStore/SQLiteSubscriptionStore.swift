@@ -100,11 +100,13 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
     /// the whole table without loading it at once.
     public func subscriptionsWithBookkeeping(after cursor: Int64, limit: Int) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
         try await pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit])
-            return try rows.map { row in
-                (try SubscriptionRecord(row: row).row, try BookkeepingRecord(row: row).bookkeeping)
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit]).map(Self.withBookkeeping)
         }
+    }
+
+    /// One `SELECT *` row as the domain's row and its bookkeeping.
+    static func withBookkeeping(_ row: Row) throws -> (SubscriptionRow, SubscriptionBookkeeping) {
+        (try SubscriptionRecord(row: row).row, try BookkeepingRecord(row: row).bookkeeping)
     }
 
     /// Closes the pool; further calls fail.

@@ -15,10 +15,7 @@ extension StatusPoller {
                 what was done. Exit codes as for `run`.
                 """)
 
-        @Option(help: "Path of the SQLite database.")
-        var database: String?
-
-        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var storeOptions: StoreOptions
 
         @OptionGroup var appStore: AppStoreOptions
 
@@ -70,8 +67,8 @@ extension StatusPoller {
         }
 
         func run() async throws {
-            let settings = Settings(reader: try await configOptions.reader())
-            let database = try settings.required(self.database, "database", flag: "--database")
+            let settings = try await storeOptions.settings()
+            let database = try storeOptions.databasePath(settings)
             let appStore = try self.appStore.resolve(settings)
             let output = try self.output.resolve(settings)
             let (targets, recorded) = resume ? (.all, ["targets": "resume"]) : try targets()

@@ -10,10 +10,7 @@ extension StatusPoller {
             abstract: "Enrol a subscriber: a user id and a base64 receipt (from a file, or stdin with --receipt-file -).",
             discussion: "The next `run` verifies the new row (it is never verified yet). The receipt is not printed.")
 
-        @Option(help: "Path of the SQLite database.")
-        var database: String?
-
-        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var storeOptions: StoreOptions
 
         @Option(name: .customLong("user-id"), help: "The web service's user id.")
         var userID: String
@@ -22,7 +19,6 @@ extension StatusPoller {
         var receiptFile: String
 
         func run() async throws {
-            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
             let data = receiptFile == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: receiptFile)
             guard let data else { throw usageError("cannot read the receipt file \(receiptFile).") }
             let receipt = String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }
@@ -30,11 +26,10 @@ extension StatusPoller {
                 throw usageError("the receipt must be the app receipt in base64 (as the app sends it); \(receiptFile) holds something else.")
             }
             guard !userID.isEmpty else { throw usageError("--user-id cannot be empty.") }
-            let store: SQLiteSubscriptionStore
-            do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
-            defer { try? store.close() }
-            let id = try await store.enroll(userID: userID, receipt: receipt)
-            print("enrolled user \(userID) as subscription \(id); the next run verifies it")
+            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+                let id = try await store.enroll(userID: userID, receipt: receipt)
+                print("enrolled user \(userID) as subscription \(id); the next run verifies it")
+            }
         }
     }
 }

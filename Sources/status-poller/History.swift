@@ -9,10 +9,7 @@ extension StatusPoller {
         static let configuration = CommandConfiguration(
             abstract: "Show the audit trail of a user's subscriptions, newest first: what changed, when, why, in which run.")
 
-        @Option(help: "Path of the SQLite database.")
-        var database: String?
-
-        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var storeOptions: StoreOptions
 
         @Option(name: .customLong("user-id"), help: "The web service's user id.")
         var userID: String
@@ -21,24 +18,22 @@ extension StatusPoller {
         var format: ReportFormat = .text
 
         func run() async throws {
-            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
-            let store: SQLiteSubscriptionStore
-            do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
-            defer { try? store.close() }
-            let events = try await store.history(userID: userID)
-            if format == .json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                let rows = events.map { EventJSON($0) }
-                return print(String(decoding: try encoder.encode(rows), as: UTF8.self))
-            }
-            guard !events.isEmpty else {
-                let rows = try await store.subscriptions(userID: userID)
-                return print(rows.isEmpty ? "no subscription for user \(userID)" : "no entitlement change recorded yet for user \(userID)")
-            }
-            for event in events {
-                print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), run \(event.runID.map(String.init) ?? "-"), Apple status \(event.appleStatus.map(String.init) ?? "-")")
-                for line in Self.changes(event.old, event.new) { print("      \(line)") }
+            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+                let events = try await store.history(userID: userID)
+                if format == .json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    let rows = events.map { EventJSON($0) }
+                    return print(String(decoding: try encoder.encode(rows), as: UTF8.self))
+                }
+                guard !events.isEmpty else {
+                    let rows = try await store.subscriptions(userID: userID)
+                    return print(rows.isEmpty ? "no subscription for user \(userID)" : "no entitlement change recorded yet for user \(userID)")
+                }
+                for event in events {
+                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), run \(event.runID.map(String.init) ?? "-"), Apple status \(event.appleStatus.map(String.init) ?? "-")")
+                    for line in Self.changes(event.old, event.new) { print("      \(line)") }
+                }
             }
         }
 

@@ -8,13 +8,10 @@ extension StatusPoller {
         static let configuration = CommandConfiguration(
             abstract: "Create or upgrade the database schema (idempotent; run it on every deploy).")
 
-        @Option(help: "Path of the SQLite database (created if missing).")
-        var database: String?
-
-        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            let database = try Settings(reader: try await configOptions.reader()).required(self.database, "database", flag: "--database")
+            let database = try storeOptions.databasePath(try await storeOptions.settings())
             do {
                 let (store, applied) = try SQLiteSubscriptionStore.migrate(path: database)
                 try store.close()

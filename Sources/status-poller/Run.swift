@@ -18,10 +18,7 @@ extension StatusPoller {
                 written); 75 another run holds the database's lock.
                 """)
 
-        @Option(help: "Path of the SQLite database (create it with `migrate`).")
-        var database: String?
-
-        @OptionGroup var configOptions: ConfigOptions
+        @OptionGroup var storeOptions: StoreOptions
 
         @OptionGroup var appStore: AppStoreOptions
 
@@ -46,8 +43,8 @@ extension StatusPoller {
         }
 
         func run() async throws {
-            let settings = Settings(reader: try await configOptions.reader())
-            let database = try settings.required(self.database, "database", flag: "--database")
+            let settings = try await storeOptions.settings()
+            let database = try storeOptions.databasePath(settings)
             let appStore = try self.appStore.resolve(settings)
             let output = try self.output.resolve(settings)
             let expiredWithinHours = try settings.double(self.expiredWithinHours, "expired_within_hours", default: 48)

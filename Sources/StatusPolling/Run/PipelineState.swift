@@ -7,20 +7,16 @@ struct PipelineState {
     var savedAt = ContinuousClock.now
     /// Apple's deprecation headers are logged once per run.
     var deprecationLogged = false
-    private var pacer: RatePacer?
+    private var pacer: RatePacer
 
     init(resumeAfter: Int64, maxRate: Double?) {
         checkpoints = CheckpointTracker(after: resumeAfter)
         savedCheckpoint = resumeAfter
-        pacer = maxRate.map { RatePacer(perSecond: $0) }
+        pacer = RatePacer(perSecond: maxRate)
     }
 
     /// Waits for the next start slot under `--max-rate`.
-    mutating func pace() async {
-        guard var pacer else { return }
-        await pacer.wait()
-        self.pacer = pacer
-    }
+    mutating func pace() async { await pacer.wait() }
 }
 
 /// The highest id below which every dispatched row is done. Rows are started in id order but
@@ -46,16 +42,17 @@ struct CheckpointTracker {
     var checkpoint: Int64 { inFlight.min().map { $0 - 1 } ?? lastDispatched }
 }
 
-/// Spaces row starts evenly at `perSecond`.
+/// Spaces row starts evenly at `perSecond`; with no rate it never waits.
 struct RatePacer {
-    let interval: Duration
+    let interval: Duration?
     private var next: ContinuousClock.Instant?
 
-    init(perSecond: Double) {
-        interval = .microseconds(Int64(1_000_000 / max(perSecond, 0.001)))
+    init(perSecond: Double?) {
+        interval = perSecond.map { .microseconds(Int64(1_000_000 / max($0, 0.001))) }
     }
 
     mutating func wait() async {
+        guard let interval else { return }
         let now = ContinuousClock.now
         let slot = max(next ?? now, now)
         next = slot + interval

@@ -76,7 +76,7 @@ public struct PollRun: Sendable {
     enum Event: Sendable {
         case result(RowResult)
         /// A request abandoned after a stop request's grace period.
-        case abandoned(Int64)
+        case abandoned
         /// The stop request's grace period is over.
         case stopDeadline
     }
@@ -105,7 +105,7 @@ public struct PollRun: Sendable {
                     await state.pace()
                     state.checkpoints.dispatched(row.id)
                     group.addTask {
-                        do { return .result(try await verify(row)) } catch is CancellationError { return .abandoned(row.id) }
+                        do { return .result(try await verify(row)) } catch is CancellationError { return .abandoned }
                     }
                     inFlight += 1
                     return true
@@ -121,7 +121,7 @@ public struct PollRun: Sendable {
                         }
                         await record(result, into: &report)
                         state.checkpoints.completed(result.row.id)
-                        try await saveCheckpoint(&state, force: false)
+                        try await saveCheckpoint(&state)
                         progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
                         _ = try await startNext()
                     case .abandoned:
@@ -160,12 +160,12 @@ public struct PollRun: Sendable {
 
     /// Persists the checkpoint every 200 rows or every second, whichever comes first (and at the
     /// end, through `finishRun`), so a killed backfill repeats at most that much.
-    func saveCheckpoint(_ state: inout PipelineState, force: Bool) async throws {
+    func saveCheckpoint(_ state: inout PipelineState) async throws {
         guard let runID = configuration.runID, !configuration.dryRun else { return }
         let checkpoint = state.checkpoints.checkpoint
         let now = ContinuousClock.now
         let due = state.checkpoints.completedSinceSave >= 200 || now - state.savedAt >= .seconds(1)
-        guard checkpoint > state.savedCheckpoint, force || due else { return }
+        guard checkpoint > state.savedCheckpoint, due else { return }
         try await store.checkpointRun(runID, through: checkpoint)
         state.savedCheckpoint = checkpoint
         state.savedAt = now

@@ -10,6 +10,7 @@ final class StatusPollerProcess: @unchecked Sendable {
         var stderr: String
     }
 
+    let process: Process
     private let directory: URL
     private let outURL: URL
     private let errURL: URL
@@ -24,7 +25,8 @@ final class StatusPollerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/status-poller")
     }
 
-    private init(directory: URL, exited: Task<Int32, Never>) {
+    private init(process: Process, directory: URL, exited: Task<Int32, Never>) {
+        self.process = process
         self.directory = directory
         outURL = directory.appendingPathComponent("stdout")
         errURL = directory.appendingPathComponent("stderr")
@@ -53,13 +55,10 @@ final class StatusPollerProcess: @unchecked Sendable {
         process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
         try process.run()
         let exited = Task { for await status in stream { return status }; return -1 }
-        let launched = StatusPollerProcess(directory: directory, exited: exited)
-        launched.processBox = process
-        return launched
+        return StatusPollerProcess(process: process, directory: directory, exited: exited)
     }
 
-    private var processBox: Process?
-    var pid: Int32 { processBox?.processIdentifier ?? 0 }
+    var pid: Int32 { process.processIdentifier }
 
     func signal(_ number: Int32) { kill(pid, number) }
 
