@@ -52,6 +52,8 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             return try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw StoreError.busy(path: path, seconds: busyTimeout)
         } catch let error as DatabaseError {
             throw StoreError.unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
         }
@@ -119,6 +121,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notMigrated(path: String)
     case schemaTooNew(path: String)
     case unreadable(path: String, reason: String)
+    /// Another connection held a write lock for longer than the busy timeout: transient.
+    case busy(path: String, seconds: TimeInterval)
 
     public var description: String {
         switch self {
@@ -128,6 +132,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the database at \(path) has pending migrations. Run `status-poller migrate --database \(path)` first."
         case .schemaTooNew(let path):
             return "the database at \(path) was migrated by a newer status-poller. Upgrade this binary."
+        case .busy(let path, let seconds):
+            return "the database at \(path) stayed locked by another writer for more than \(Int(seconds)) s (a long transaction in the web service, a migration, a backup?). Nothing was changed; try again when it is released."
         case .unreadable(let path, let reason):
             return "cannot open the database at \(path): \(reason). Check the path, its permissions and that the disk is not full."
         }

@@ -12,7 +12,7 @@ struct StatusPoller: AsyncParsableCommand {
               0  every selected subscription was verified
               1  the run finished but some subscriptions failed (their access is unchanged)
               2  usage or configuration error (bad flag, missing secret, unreadable or unmigrated database)
-              3  run aborted (Apple answered 21004, or the database could not be read)
+              3  run aborted (Apple answered 21004, or the database could not be read or stayed locked)
               4  stopped by SIGTERM/SIGINT; what was done is written (a backfill resumes with --resume)
              75  another run holds the database's lock (try again later)
             """,

@@ -39,10 +39,25 @@ struct StoreOptions: ParsableArguments {
     /// Opens the migrated database (a usage error, exit 2, when it cannot), runs `body`, closes it.
     func withStore<T>(_ settings: Settings, _ body: (SQLiteSubscriptionStore, String) async throws -> T) async throws -> T {
         let path = try databasePath(settings)
-        let store: SQLiteSubscriptionStore
-        do { store = try SQLiteSubscriptionStore.open(path: path) } catch { throw usageError("\(error)") }
+        let store = try openStore(path)
         defer { try? store.close() }
         return try await body(store, path)
+    }
+}
+
+/// Opens a migrated database. A locked one is transient (exit 3, the store unreachable for this
+/// run); a missing, unmigrated or unreadable one is a configuration error (exit 2). Both say what to do.
+func openStore(_ path: String) throws -> SQLiteSubscriptionStore {
+    do {
+        return try SQLiteSubscriptionStore.open(path: path)
+    } catch let error as StoreError {
+        if case .busy = error {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(RunExitCode.aborted.rawValue)
+        }
+        throw usageError("\(error)")
+    } catch {
+        throw usageError("\(error)")
     }
 }
 

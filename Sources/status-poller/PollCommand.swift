@@ -28,8 +28,7 @@ struct PollCommand {
     func execute(plan makePlan: (SQLiteSubscriptionStore, RunStart) async throws -> Plan) async throws {
         var logger = Logging.make(level: output.logLevel, format: output.logFormat)
         let secret = try SecretSource.read(file: appStore.sharedSecretFile)
-        let store: SQLiteSubscriptionStore
-        do { store = try SQLiteSubscriptionStore.open(path: database) } catch { throw usageError("\(error)") }
+        let store = try openStore(database)
         defer { try? store.close() }
 
         let lockPath = RunLock.path(forDatabase: database)

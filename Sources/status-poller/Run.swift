@@ -14,7 +14,7 @@ extension StatusPoller {
 
                 Exit codes: 0 every selected subscription verified; 1 the run finished but some failed \
                 (their access is unchanged); 2 usage or configuration error; 3 run aborted (Apple answered \
-                21004, or the database could not be read); 4 stopped by SIGTERM/SIGINT (what was done is \
+                21004, or the database could not be read or stayed locked); 4 stopped by SIGTERM/SIGINT (what was done is \
                 written); 75 another run holds the database's lock.
                 """)
 

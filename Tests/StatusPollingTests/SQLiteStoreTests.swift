@@ -71,6 +71,23 @@ import Testing
         #expect(throws: StoreError.self) { try SQLiteSubscriptionStore.open(path: garbage) }
     }
 
+    @Test func aDatabaseLockedPastTheBusyTimeoutIsReportedAsBusy() async throws {
+        try await withTemporaryDatabase { db in
+            // Only the holder has the file open, as when a backup or the web service locks it.
+            try db.store.close()
+            try db.webService.close()
+            let holder = try DatabaseQueue(path: db.path)
+            try await holder.writeWithoutTransaction { d in
+                try d.execute(sql: "BEGIN IMMEDIATE")
+                #expect(throws: StoreError.busy(path: db.path, seconds: 0.2)) { try SQLiteSubscriptionStore.open(path: db.path, busyTimeout: 0.2) }
+                try d.execute(sql: "ROLLBACK")
+            }
+            try holder.close()
+            try SQLiteSubscriptionStore.open(path: db.path).close()
+            #expect("\(StoreError.busy(path: "x.sqlite", seconds: 10))".contains("more than 10 s"))
+        }
+    }
+
     @Test func entitlementsViewAgreesWithTheDecisionsStates() async throws {
         try await withTemporaryDatabase { db in
             // The view reads the real clock, so the rows are placed around it.
