@@ -118,6 +118,20 @@ enum SQLiteSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v3: index-backed nightly selection") { db in
+            // One covering index per term of the nightly selection (`expires_at` and the grace
+            // period have theirs since v1), so a run reads the index entries of due rows only —
+            // never the table, whose rows carry receipts of kilobytes before these columns.
+            // Partial indexes stay as small as the rows they serve.
+            try db.execute(sql: """
+                CREATE INDEX subscriptions_unverified ON subscriptions(original_transaction_id)
+                    WHERE original_transaction_id IS NULL;
+                CREATE INDEX subscriptions_receipt_uploaded ON subscriptions(receipt_uploaded)
+                    WHERE receipt_uploaded = 1;
+                CREATE INDEX subscriptions_billing_retry ON subscriptions(expires_at, is_in_billing_retry)
+                    WHERE is_in_billing_retry = 1;
+                """)
+        }
         return migrator
     }
 }

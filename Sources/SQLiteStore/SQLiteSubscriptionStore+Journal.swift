@@ -46,12 +46,6 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func checkpointRun(_ runID: Int64, through subscriptionID: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE poll_runs SET checkpoint_id = max(checkpoint_id, ?) WHERE id = ?", arguments: [subscriptionID, runID])
-        }
-    }
-
     public func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws {
         let json = try report.json()
         try await pool.write { db in
@@ -121,7 +115,7 @@ extension SQLiteSubscriptionStore {
     /// A user's rows with their bookkeeping, in `id` order (for `show`).
     public func subscriptionsWithBookkeeping(userID: String) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE user_id = ? ORDER BY id", arguments: [userID]).map(Self.withBookkeeping)
+            try Row.fetchAll(db, sql: "SELECT \(Self.withBookkeepingColumns) FROM subscriptions WHERE user_id = ? ORDER BY id", arguments: [userID]).map(Self.withBookkeeping)
         }
     }
 }

@@ -3,41 +3,45 @@ import GRDB
 import StatusPolling
 
 extension SQLiteSubscriptionStore {
-    /// The nightly selection as SQL; `SelectionWindows.Bounds.selects` states the same rule in Swift.
-    private static func dueFilter(_ b: SelectionWindows.Bounds) -> SQL {
-        """
-        (original_transaction_id IS NULL
-         OR receipt_uploaded = 1
-         OR expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
-         OR (is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince))
-         OR grace_period_expires_at >= \(b.graceEndedSince))
-        """
-    }
-
-    /// The WHERE clause of a selection.
-    static func filter(_ selection: RowSelection, nowMs: Int64) -> SQL {
+    /// The ids of a selection. The nightly one is a union of index-backed terms, one per window, so
+    /// that finding the due rows reads index entries of due rows only (`SelectionWindows.Bounds
+    /// .selects` states the same rule in Swift). Public for the plan test.
+    public static func dueIDsQuery(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) -> SQL {
         switch selection {
-        case .nightly(let windows): return dueFilter(windows.bounds(nowMs: nowMs))
-        case .backfill(let runID): return "id IN (SELECT subscription_id FROM backfill_targets WHERE run_id = \(runID))"
+        case .nightly(let windows):
+            // `INDEXED BY` pins each term to its index: left alone, the planner prefers walking the
+            // table in `id` order for the union's merge. No `id > cursor` term either, for the same
+            // reason: nightly runs start at 0, and a cursor is applied to the ids afterwards.
+            let b = windows.bounds(nowMs: nowMs)
+            return """
+                SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
+                    WHERE original_transaction_id IS NULL
+                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_receipt_uploaded
+                    WHERE receipt_uploaded = 1
+                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_expires_at
+                    WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
+                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_billing_retry
+                    WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
+                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
+                    WHERE grace_period_expires_at >= \(b.graceEndedSince)
+                ORDER BY id
+                """
+        case .backfill(let runID):
+            return "SELECT subscription_id FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
         }
     }
 
-    public func dueSubscriptions(_ selection: RowSelection, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow] {
-        let filter = Self.filter(selection, nowMs: nowMs)
+    public func dueSubscriptionIDs(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> [Int64] {
+        let query = Self.dueIDsQuery(selection, nowMs: nowMs, after: cursor)
+        let ids = try await pool.read { db in try Int64.fetchAll(db, SQLRequest<Int64>(literal: query)) }
+        return cursor > 0 ? ids.filter { $0 > cursor } : ids
+    }
+
+    public func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow] {
+        guard !ids.isEmpty else { return [] }
         return try await pool.read { db in
-            try SubscriptionRecord
-                .filter(literal: filter)
-                .filter(Column("id") > cursor)
-                .order(Column("id"))
-                .limit(limit)
-                .fetchAll(db)
-                .map(\.row)
+            try SubscriptionRecord.filter(keys: ids).order(Column("id")).fetchAll(db).map(\.row)
         }
-    }
-
-    public func countDue(_ selection: RowSelection, nowMs: Int64) async throws -> Int {
-        let filter = Self.filter(selection, nowMs: nowMs)
-        return try await pool.read { db in try SubscriptionRecord.filter(literal: filter).fetchCount(db) }
     }
 
     public func subscriptionID(owning originalTransactionID: String) async throws -> Int64? {
@@ -46,83 +50,93 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func recordVerified(_ update: VerifiedUpdate) async throws -> VerifiedWriteResult {
-        try await pool.write { db in
-            guard let current = try SubscriptionRecord.fetchOne(db, key: update.subscriptionID) else { return .missing }
-            guard current.latestReceipt == update.receiptSent else { return .superseded }
-            let state = update.state
-            if let chain = state.originalTransactionID,
-                let owner = try Int64.fetchOne(db, sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?", arguments: [chain, update.subscriptionID])
-            {
-                let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", appleStatus: update.appleStatus)
-                try Self.writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
-                try Self.writeEvent(
-                    db, subscriptionID: current.id, userID: current.userID, runID: update.runID, at: update.verifiedAtMs,
-                    reason: "conflict", appleStatus: update.appleStatus.rawValue, old: current.state, new: current.state)
-                return .conflict(owner: owner)
+    public func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
+        guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
+        return try await pool.write { db in
+            let outcomes = try batch.results.map { result -> VerifiedWriteResult? in
+                switch result {
+                case .verified(let update): return try Self.writeVerified(db, update)
+                case .failed(let failed):
+                    try Self.writeFailure(db, id: failed.subscriptionID, failure: failed.failure, at: failed.attemptedAtMs)
+                    return nil
+                }
             }
-            try db.execute(literal: """
-                UPDATE subscriptions SET
-                    original_transaction_id = \(state.originalTransactionID),
-                    product_id = \(state.productID),
-                    environment = \(state.environment),
-                    expires_at = \(state.expiresAt),
-                    grace_period_expires_at = \(state.gracePeriodExpiresAt),
-                    is_in_billing_retry = \(state.isInBillingRetry),
-                    auto_renew_status = \(state.autoRenewStatus),
-                    auto_renew_product_id = \(state.autoRenewProductID),
-                    expiration_intent = \(state.expirationIntent),
-                    cancelled_at = \(state.cancelledAt),
-                    latest_receipt = COALESCE(\(update.latestReceipt), latest_receipt),
-                    last_attempt_at = \(update.verifiedAtMs),
-                    last_verified_at = \(update.verifiedAtMs),
-                    last_apple_status = \(update.appleStatus.rawValue),
-                    last_error_reason = NULL,
-                    last_error = NULL,
-                    consecutive_failures = 0,
-                    receipt_uploaded = 0
-                WHERE id = \(update.subscriptionID)
-                """)
-            if current.state != state {
-                let reason = SubscriptionTransition.between(current.state, state, at: update.verifiedAtMs)
-                try Self.writeEvent(
-                    db, subscriptionID: current.id, userID: current.userID, runID: update.runID, at: update.verifiedAtMs,
-                    reason: reason.rawValue, appleStatus: update.appleStatus.rawValue, old: current.state, new: state)
+            if let checkpoint = batch.checkpoint {
+                try db.cachedStatement(sql: "UPDATE poll_runs SET checkpoint_id = max(checkpoint_id, ?) WHERE id = ?")
+                    .execute(arguments: [checkpoint.through, checkpoint.runID])
             }
-            return .written(previous: current.state)
+            return outcomes
         }
     }
 
-    public func recordFailure(_ failure: FailedVerification) async throws {
-        try await pool.write { db in
-            try Self.writeFailure(db, id: failure.subscriptionID, failure: failure.failure, at: failure.attemptedAtMs)
+    /// One verified result inside the batch's transaction. The checks read the transaction's own
+    /// writes, so two rows of one batch racing for a chain get one owner.
+    private static func writeVerified(_ db: Database, _ update: VerifiedUpdate) throws -> VerifiedWriteResult {
+        let current = try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT user_id, latest_receipt = ?, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            arguments: [update.receiptSent, update.subscriptionID])
+        guard let current else { return .missing }
+        guard current[1] as Bool else { return .superseded }
+        let userID: String = current[0]
+        let previous = StateColumns.state(current, from: 2)
+        let state = update.state
+        if let chain = state.originalTransactionID, chain != previous.originalTransactionID,
+            let owner = try Int64.fetchOne(
+                try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?"),
+                arguments: [chain, update.subscriptionID])
+        {
+            let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", appleStatus: update.appleStatus)
+            try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
+            try writeEvent(
+                db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
+                reason: "conflict", appleStatus: update.appleStatus.rawValue, old: previous, new: previous)
+            return .conflict(owner: owner)
         }
+        try db.cachedStatement(sql: """
+            UPDATE subscriptions SET
+                original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
+                grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
+                auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
+                latest_receipt = COALESCE(?, latest_receipt),
+                last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?,
+                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
+            WHERE id = ?
+            """).execute(arguments: [
+                state.originalTransactionID, state.productID, state.environment, state.expiresAt,
+                state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
+                state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
+                update.latestReceipt,
+                update.verifiedAtMs, update.verifiedAtMs, update.appleStatus.rawValue,
+                update.subscriptionID,
+            ])
+        if previous != state {
+            let reason = SubscriptionTransition.between(previous, state, at: update.verifiedAtMs)
+            try writeEvent(
+                db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
+                reason: reason.rawValue, appleStatus: update.appleStatus.rawValue, old: previous, new: state)
+        }
+        return .written(previous: previous)
     }
 
     /// One audit row, in the caller's transaction: who, when, which run, why, before and after.
     static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, runID: Int64?, at ms: Int64, reason: String, appleStatus: Int?, old: SubscriptionState, new: SubscriptionState) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let oldJSON = String(decoding: try encoder.encode(old), as: UTF8.self)
-        let newJSON = String(decoding: try encoder.encode(new), as: UTF8.self)
-        try db.execute(literal: """
+        try db.cachedStatement(sql: """
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status,
                 entitlement_before, entitlement_after, old_values, new_values)
-            VALUES (\(subscriptionID), \(userID), \(runID), \(ms), \(reason), \(appleStatus),
-                \(old.entitlement(at: ms).rawValue), \(new.entitlement(at: ms).rawValue), \(oldJSON), \(newJSON))
-            """)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                subscriptionID, userID, runID, ms, reason, appleStatus,
+                old.entitlement(at: ms).rawValue, new.entitlement(at: ms).rawValue, old.auditJSON, new.auditJSON,
+            ])
     }
 
     /// Bookkeeping only: the contract columns are deliberately absent from this statement.
     private static func writeFailure(_ db: Database, id: Int64, failure: VerificationFailure, at ms: Int64) throws {
-        try db.execute(literal: """
+        try db.cachedStatement(sql: """
             UPDATE subscriptions SET
-                last_attempt_at = \(ms),
-                last_apple_status = \(failure.appleStatus?.rawValue),
-                last_error_reason = \(failure.reason.rawValue),
-                last_error = \(failure.detail),
+                last_attempt_at = ?, last_apple_status = ?, last_error_reason = ?, last_error = ?,
                 consecutive_failures = consecutive_failures + 1
-            WHERE id = \(id)
-            """)
+            WHERE id = ?
+            """).execute(arguments: [ms, failure.appleStatus?.rawValue, failure.reason.rawValue, failure.detail, id])
     }
 }

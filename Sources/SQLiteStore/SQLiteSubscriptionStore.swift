@@ -102,13 +102,16 @@ public final class SQLiteSubscriptionStore: SubscriptionStore {
     /// the whole table without loading it at once.
     public func subscriptionsWithBookkeeping(after cursor: Int64, limit: Int) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
         try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit]).map(Self.withBookkeeping)
+            try Row.fetchAll(db, sql: "SELECT \(Self.withBookkeepingColumns) FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit]).map(Self.withBookkeeping)
         }
     }
 
-    /// One `SELECT *` row as the domain's row and its bookkeeping.
-    static func withBookkeeping(_ row: Row) throws -> (SubscriptionRow, SubscriptionBookkeeping) {
-        (try SubscriptionRecord(row: row).row, try BookkeepingRecord(row: row).bookkeeping)
+    /// The columns of a row and its bookkeeping, in the order ``withBookkeeping(_:)`` reads them.
+    static let withBookkeepingColumns = "\(SubscriptionRecord.columnList), \(BookkeepingRecord.columnList)"
+
+    /// One row of ``withBookkeepingColumns`` as the domain's row and its bookkeeping.
+    static func withBookkeeping(_ row: Row) -> (SubscriptionRow, SubscriptionBookkeeping) {
+        (SubscriptionRecord(row: row).row, BookkeepingRecord.bookkeeping(row, from: SubscriptionRecord.columnCount))
     }
 
     /// Closes the pool; further calls fail.

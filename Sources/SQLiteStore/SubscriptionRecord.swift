@@ -1,11 +1,16 @@
 import GRDB
 import StatusPolling
 
-/// A `subscriptions` row as GRDB reads it; converted to the domain's `SubscriptionRow` at once.
-/// The contract columns are decoded by `SubscriptionState` itself, whose coding keys are the
-/// column names, so the list of columns lives in one place.
-struct SubscriptionRecord: Decodable, FetchableRecord, TableRecord, Sendable {
+/// A `subscriptions` row as the run reads it, converted to the domain's `SubscriptionRow` at once.
+/// Every read selects ``columnList`` and the row is read by position: the run reads one row per
+/// receipt, and a `Decodable` record cost more than the query.
+struct SubscriptionRecord: FetchableRecord, TableRecord, Sendable {
     static let databaseTableName = "subscriptions"
+    /// The columns every read selects, in the order ``init(row:)`` reads them.
+    static let columnList = "id, user_id, latest_receipt, receipt_uploaded, \(StateColumns.list)"
+    static var databaseSelection: [any SQLSelectable] { [SQL(sql: columnList)] }
+    /// How many columns ``columnList`` names; what a query adds after them starts here.
+    static let columnCount = 4 + StateColumns.count
 
     var id: Int64
     var userID: String
@@ -13,20 +18,12 @@ struct SubscriptionRecord: Decodable, FetchableRecord, TableRecord, Sendable {
     var receiptUploaded: Bool
     var state: SubscriptionState
 
-    enum CodingKeys: String, CodingKey {
-        case id
-        case userID = "user_id"
-        case latestReceipt = "latest_receipt"
-        case receiptUploaded = "receipt_uploaded"
-    }
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(Int64.self, forKey: .id)
-        userID = try c.decode(String.self, forKey: .userID)
-        latestReceipt = try c.decode(String.self, forKey: .latestReceipt)
-        receiptUploaded = try c.decode(Bool.self, forKey: .receiptUploaded)
-        state = try SubscriptionState(from: decoder)
+    init(row: Row) {
+        id = row[0]
+        userID = row[1]
+        latestReceipt = row[2]
+        receiptUploaded = row[3]
+        state = StateColumns.state(row, from: 4)
     }
 
     var row: SubscriptionRow {
@@ -34,27 +31,14 @@ struct SubscriptionRecord: Decodable, FetchableRecord, TableRecord, Sendable {
     }
 }
 
-/// The bookkeeping columns of a row.
-struct BookkeepingRecord: Codable, FetchableRecord, Sendable {
-    var lastAttemptAt: Int64?
-    var lastVerifiedAt: Int64?
-    var lastAppleStatus: Int?
-    var lastErrorReason: String?
-    var lastError: String?
-    var consecutiveFailures: Int
+/// The bookkeeping columns of a row, selected after ``SubscriptionRecord/columnList``.
+enum BookkeepingRecord {
+    static let columnList = "last_attempt_at, last_verified_at, last_apple_status, last_error_reason, last_error, consecutive_failures"
 
-    enum CodingKeys: String, CodingKey {
-        case lastAttemptAt = "last_attempt_at"
-        case lastVerifiedAt = "last_verified_at"
-        case lastAppleStatus = "last_apple_status"
-        case lastErrorReason = "last_error_reason"
-        case lastError = "last_error"
-        case consecutiveFailures = "consecutive_failures"
-    }
-
-    var bookkeeping: SubscriptionBookkeeping {
+    /// The bookkeeping in `row`'s columns from `start` on, in the order of ``columnList``.
+    static func bookkeeping(_ row: Row, from start: Int) -> SubscriptionBookkeeping {
         SubscriptionBookkeeping(
-            lastAttemptAt: lastAttemptAt, lastVerifiedAt: lastVerifiedAt, lastAppleStatus: lastAppleStatus,
-            lastErrorReason: lastErrorReason, lastError: lastError, consecutiveFailures: consecutiveFailures)
+            lastAttemptAt: row[start], lastVerifiedAt: row[start + 1], lastAppleStatus: row[start + 2],
+            lastErrorReason: row[start + 3], lastError: row[start + 4], consecutiveFailures: row[start + 5])
     }
 }

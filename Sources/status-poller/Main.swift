@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// The `status-poller` command: parses, configures, calls the library, maps the outcome to an exit code.
 @main
@@ -21,6 +23,9 @@ struct StatusPoller: AsyncParsableCommand {
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),
     /// as the README and `--help` document.
     static func main() async {
+        // Swift concurrency runs on NIO's event loops: an answer read by the HTTP client resumes
+        // the task waiting for it on the same thread, without a hop to another pool.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

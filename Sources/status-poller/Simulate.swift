@@ -59,6 +59,9 @@ extension StatusPoller {
         @Option(help: "Write the population's user ids and receipts as CSV (user_id,latest_receipt) to this file.")
         var enrolmentFile: String?
 
+        @Flag(help: "A lean stand-in for benchmarks: a valid answer of one fixed shape for any receipt after --latency, nothing else (no population, faults or truth).")
+        var lean = false
+
         func validate() throws {
             guard (1...2_000_000).contains(subscribers) else { throw ValidationError("--subscribers must be between 1 and 2,000,000.") }
             guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
@@ -94,6 +97,7 @@ extension StatusPoller {
 
         func run() async throws {
             let logger = Logging.make(level: .info)
+            if lean { return try await runLean(logger: logger) }
             let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
             var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)
                 .applying(rates: eventRates)
@@ -126,6 +130,29 @@ extension StatusPoller {
                       truth       \(endpoints.baseURL)/simulator/truth?user_id=sim-user-1
                     Try: \(secretHint)status-poller run --database DB --bundle-id \(bundleId) --production-url \(endpoints.productionURL) --sandbox-url \(endpoints.sandboxURL)
                     Ctrl-C stops it.
+                    """)
+            }
+        }
+
+        /// `--lean`: the benchmark stand-in.
+        func runLean(logger: Logger) async throws {
+            var secret = "simulator-shared-secret"
+            if let sharedSecretFile {
+                guard let data = FileManager.default.contents(atPath: sharedSecretFile) else { throw usageError("cannot read \(sharedSecretFile).") }
+                secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            let delay: Duration
+            switch Latency(parsing: latency) {
+            case .fixed(let fixed)?: delay = fixed
+            case .some(.none): delay = .zero
+            default: throw usageError("--lean takes --latency none or fixed:50ms, got '\(latency)'.")
+            }
+            let standIn = LeanStandIn(bundleID: bundleId, sharedSecret: secret, latency: delay)
+            try await standIn.runUntilSignalled(host: host, port: port, logger: logger) { endpoints in
+                say("""
+                    App Store stand-in (lean): latency \(latency), bundle \(bundleId)
+                      production  \(endpoints.productionURL)
+                      sandbox     \(endpoints.sandboxURL)
                     """)
             }
         }

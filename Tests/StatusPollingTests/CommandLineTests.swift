@@ -97,7 +97,7 @@ import Testing
         let path = directory.appendingPathComponent("new.sqlite").path
         let first = try await statusPoller(["migrate", "--database", path])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied 2 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets\n")
+        #expect(first.stdout == "applied 3 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection\n")
         let second = try await statusPoller(["migrate", "--database", path])
         #expect(second.stdout == "schema is up to date: \(path)\n")
         let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])

@@ -11,7 +11,7 @@ import Testing
     let day = AppleJSON.day
 
     func response(_ json: String) throws -> VerifyReceiptResponse {
-        try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(json.utf8))
+        try VerifyReceiptResponse(json: Data(json.utf8))
     }
 
     func row(_ state: SubscriptionState = .unverified) -> SubscriptionRow {

@@ -23,13 +23,13 @@ import Testing
     }
 
     /// Runs one poll against `server` and `db`.
-    func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, dryRun: Bool = false, logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
+    func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, batchSize: Int = 100, dryRun: Bool = false, logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
         let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: attempts, timeout: .milliseconds(500))
         return try await VerifyReceiptClient.withClient(configuration, jitter: { 0.5 }) { client in
             let run = PollRun(
-                configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, pageSize: pageSize, dryRun: dryRun),
+                configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, pageSize: pageSize, batchSize: batchSize, dryRun: dryRun),
                 store: db.store, client: client, logger: logger)
             return await run.run()
         }
@@ -238,6 +238,76 @@ import Testing
         }
     }
 
+    @Test func resultsAreWrittenInBatchesAndEveryOneIsCounted() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<57 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    await server.script("R\(index)", [.json(AppleJSON.valid(latestReceipt: "NEW-\(index)", transactions: [T(originalTransactionID: "otid-\(index)", expiresMs: t0 + 33 * day)], renewals: [R(originalTransactionID: "otid-\(index)")]))])
+                }
+                let report = try await poll(db, production, sandbox, concurrency: 6, pageSize: 10, batchSize: 8)
+                #expect(report.selected == 57)
+                #expect(report.verified == 57)
+                #expect(report.updated == 57)
+                #expect(report.transitions == [.firstVerified: 57])
+                #expect(report.exitCode == .success)
+                for index in 0..<57 {
+                    let row = try #require(try await db.store.subscription(id: Int64(index + 1)))
+                    #expect(row.state.originalTransactionID == "otid-\(index)")
+                    #expect(row.latestReceipt == "NEW-\(index)")
+                }
+                let events = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscription_events WHERE reason = 'first_verified'") }
+                #expect(events == 57)
+            }
+        }
+    }
+
+    @Test func aBatchThatCannotBeWrittenIsRetriedRowByRow() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<6 {
+                    try db.insert(userID: index == 3 ? "poisoned" : "u\(index)", receipt: "R\(index)")
+                    await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
+                }
+                try await db.webService.write { d in
+                    try d.execute(sql: """
+                        CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions WHEN NEW.user_id = 'poisoned'
+                        BEGIN SELECT RAISE(ABORT, 'poisoned row'); END
+                        """)
+                }
+                let report = try await poll(db, production, sandbox, concurrency: 6, batchSize: 100)
+                #expect(report.selected == 6)
+                #expect(report.verified == 5)
+                #expect(report.failedByReason == [.storeError: 1])
+                #expect(report.exitCode == .someFailed)
+                #expect(try await db.store.subscription(id: 4)?.state == .unverified)
+                for id in [1, 2, 3, 5, 6] as [Int64] {
+                    #expect(try await db.store.subscription(id: id)?.state.originalTransactionID == "otid-\(id - 1)")
+                }
+            }
+        }
+    }
+
+    /// 503s make the run halve its concurrency, once per round of answers in flight: with four
+    /// rows answering 503 then 0, the answers come back in one round and cut 4 → 2 → 1.
+    @Test func throttledAnswersMakeTheRunBackOff() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<12 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    let valid = ScriptedAppStore.Reply.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))
+                    await server.script("R\(index)", index < 4 ? [.http(503, body: "busy"), valid] : [valid])
+                }
+                let report = try await poll(db, production, sandbox, attempts: 2, concurrency: 4)
+                #expect(report.verified == 12)
+                #expect(report.retries == 4)
+                #expect(report.throttled == 4)
+                #expect(report.lowestConcurrency == 1)
+                #expect(report.exitCode == .success)
+            }
+        }
+    }
+
     @Test func sandboxSubscriptionsAreRememberedAndAskedInSandboxFirst() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
@@ -307,6 +377,8 @@ import Testing
         #expect(object["duration_seconds"] as? Double == 1.5)
         #expect(object["exit_code"] as? Int == 1)
         #expect(object["dry_run"] as? Bool == false)
+        #expect(object["throttled"] as? Int == 0)
+        #expect(object["lowest_concurrency"] as? Int == 0)
     }
 }
 

@@ -44,7 +44,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: directory.appendingPathComponent("x.sqlite").path)
         try store.close()
-        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets"])
+        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets", "v3: index-backed nightly selection"])
     }
 
     @Test func openRefusesMissingUnmigratedAndNewerDatabases() throws {
@@ -150,28 +150,26 @@ import Testing
                 if due { expectedIDs.append(id) }
                 #expect(SelectionWindows().bounds(nowMs: now).selects(state) == due, "\(name)")
             }
-            let selected = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 100)
-            #expect(selected.map(\.id) == expectedIDs)
-            #expect(try await db.store.countDue(.nightly(SelectionWindows()), nowMs: now) == expectedIDs.count)
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0) == expectedIDs)
             // Narrower windows are honoured.
             let narrow = SelectionWindows(nearExpiryBefore: .seconds(0), nearExpiryAfter: .seconds(0))
-            let narrowIDs = try await db.store.dueSubscriptions(.nightly(narrow), nowMs: now, after: 0, limit: 100).map(\.userID)
+            let narrowRows = try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(narrow), nowMs: now, after: 0))
+            let narrowIDs = narrowRows.map(\.userID)
             #expect(narrowIDs == ["unverified", "billing retry 59 days past expiry", "in grace", "grace ended 23h ago"])
         }
     }
 
-    @Test func selectionPagesByIDWithoutGapsOrRepeats() async throws {
+    @Test func selectionResumesAfterACursorAndReadsRowsByID() async throws {
         try await withTemporaryDatabase { db in
             for index in 0..<25 { try db.insert(userID: "u\(index)", receipt: "r\(index)") }
-            var cursor: Int64 = 0
-            var seen: [Int64] = []
-            while true {
-                let page = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: t0, after: cursor, limit: 7)
-                seen += page.map(\.id)
-                guard let last = page.last, page.count == 7 else { break }
-                cursor = last.id
-            }
-            #expect(seen == Array(1...25))
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == Array(1...25))
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 18) == Array(19...25))
+            try await db.webService.write { d in try d.execute(sql: "DELETE FROM subscriptions WHERE id = 3") }
+            let rows = try await db.store.subscriptions(ids: [5, 3, 1, 2])
+            #expect(rows.map(\.id) == [1, 2, 5])
+            #expect(rows.map(\.userID) == ["u0", "u1", "u4"])
+            #expect(rows.map(\.latestReceipt) == ["r0", "r1", "r4"])
+            #expect(try await db.store.subscriptions(ids: []).isEmpty)
         }
     }
 
@@ -251,9 +249,9 @@ import Testing
         try await withTemporaryDatabase { db in
             let now = t0 + 200 * day
             let id = try db.insert(userID: "lapsed", receipt: "R-old", verified)
-            #expect(try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10).isEmpty)
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0).isEmpty)
             try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-resubscribed")
-            let due = try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10)
+            let due = try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0))
             #expect(due.map(\.id) == [id])
             #expect(due.first?.receiptUploaded == true)
             #expect(SelectionWindows().bounds(nowMs: now).selects(verified, receiptUploaded: true))
@@ -262,7 +260,7 @@ import Testing
             renewed.expiresAt = now + 30 * day
             _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", appleStatus: .valid, verifiedAtMs: now))
             #expect(try db.rawRow(id)?["receipt_uploaded"] == 0)
-            #expect(try await db.store.dueSubscriptions(.nightly(SelectionWindows()), nowMs: now, after: 0, limit: 10).isEmpty)
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0).isEmpty)
             // A failure leaves it due.
             try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-again")
             try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: now + 1))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOHTTP1
 import Testing
 
 @testable import StatusPolling
@@ -87,7 +88,7 @@ import Testing
             await server.script("R1", [.json(AppleJSON.status(code)), .json(AppleJSON.status(code)), .json(Self.valid)])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(answer(verification)?.status == .valid)
-            #expect(verification.stats == .with(requests: 3, retries: 2))
+            #expect(verification.stats == .with(requests: 3, retries: 2, throttled: 2))
         }
     }
 
@@ -143,7 +144,7 @@ import Testing
             await server.script("R1", [.json(AppleJSON.status(21005))])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(failure(verification)?.appleStatus == .serverUnavailable)
-            #expect(verification.stats == .with(requests: 3, retries: 2))
+            #expect(verification.stats == .with(requests: 3, retries: 2, throttled: 3))
         }
     }
 
@@ -153,7 +154,7 @@ import Testing
             await server.script("R1", [.http(code), .json(Self.valid)])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(answer(verification)?.status == .valid)
-            #expect(verification.stats == .with(requests: 2, retries: 1))
+            #expect(verification.stats == .with(requests: 2, retries: 1, throttled: 1))
         }
     }
 
@@ -221,8 +222,31 @@ import Testing
         let verification = try await VerifyReceiptClient.withClient(configuration, jitter: { 0 }) { client in
             try await client.verify(receipt: "R1", logger: logger)
         }
-        #expect([.transport, .timeout].contains(failure(verification)?.reason))
+        #expect(failure(verification)?.reason == .transport)
         #expect(verification.stats == .with(requests: 2, retries: 1))
+    }
+
+    /// The deadline bounds the whole exchange: a body trickled a byte at a time, each byte well
+    /// inside any idle timeout, still ends at the request timeout.
+    @Test func aTrickledBodyEndsAtTheRequestTimeout() async throws {
+        try await withClient(attempts: 2, timeout: .seconds(1)) { server, client in
+            await server.script("R1", [.trickle(.milliseconds(100))])
+            let verification = try await client.verify(receipt: "R1", logger: logger)
+            #expect(failure(verification)?.reason == .timeout)
+            #expect(verification.stats == .with(requests: 2, retries: 1))
+            // The connection the trickle held was closed, not reused: the next answer is clean.
+            await server.script("R2", [.json(Self.valid)])
+            #expect(answer(try await client.verify(receipt: "R2", logger: logger))?.status == .valid)
+        }
+    }
+
+    @Test(arguments: [
+        ("2.5", Duration?.some(.milliseconds(2500))), ("0", .some(.zero)), ("inf", nil), ("-1", nil), ("nan", nil),
+        ("1e300", .some(.seconds(86_400))), ("9223372036854775807", .some(.seconds(86_400))),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", nil),
+    ])
+    func oddRetryAfterValuesNeverCrash(value: String, expected: Duration?) {
+        #expect(VerifyReceiptClient.retryAfter(HTTPHeaders([("Retry-After", value)])) == expected)
     }
 
     @Test func unexpectedShapeFailsWithoutRetry() async throws {
@@ -252,10 +276,11 @@ import Testing
 }
 
 extension Verification.Stats {
-    static func with(requests: Int, retries: Int) -> Self {
+    static func with(requests: Int, retries: Int, throttled: Int = 0) -> Self {
         var stats = Self()
         stats.requests = requests
         stats.retries = retries
+        stats.throttled = throttled
         return stats
     }
 }

@@ -8,7 +8,7 @@ import Testing
 /// for an array, unknown keys, missing arrays; and malformed values rejected, not read as absent.
 @Suite struct WireDecodingTests {
     func decode(_ data: Data) throws -> VerifyReceiptResponse {
-        try JSONDecoder().decode(VerifyReceiptResponse.self, from: data)
+        try VerifyReceiptResponse(json: data)
     }
 
     @Test func productionRenewalWithStringValuesAndUnknownKeys() throws {
@@ -80,20 +80,30 @@ import Testing
     }
 
     @Test func malformedValueIsAnErrorNotAnAbsence() {
-        #expect(throws: DecodingError.self) { try decode(Fixture.data("malformed-expires.json")) }
+        #expect(throws: WireFormatError.self) { try decode(Fixture.data("malformed-expires.json")) }
     }
 
     @Test func answerWithoutStatusIsAnError() {
-        #expect(throws: DecodingError.self) { try decode(Data(#"{"environment": "Production"}"#.utf8)) }
+        #expect(throws: WireFormatError.self) { try decode(Data(#"{"environment": "Production"}"#.utf8)) }
     }
 
     @Test func requestBodyUsesApplesKeys() throws {
-        let body = VerifyReceiptRequest(receiptData: "UkVDRUlQVA==", password: "s3cr3t", excludeOldTransactions: true)
-        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? [String: Any]
+        let body = VerifyReceiptRequest(receiptData: "UkVDRUlQVA==", password: "s3cr3t", excludeOldTransactions: true).body
+        #expect(String(buffer: body) == #"{"receipt-data":"UkVDRUlQVA==","password":"s3cr3t","exclude-old-transactions":true}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         #expect(object?["receipt-data"] as? String == "UkVDRUlQVA==")
         #expect(object?["password"] as? String == "s3cr3t")
         #expect(object?["exclude-old-transactions"] as? Bool == true)
         #expect(object?.count == 3)
+    }
+
+    @Test func requestBodyEscapesWhatJSONRequires() throws {
+        let secret = "q\"b\\s\u{1}\n\té/"
+        let body = VerifyReceiptRequest(receiptData: "a+b/c=", password: secret, excludeOldTransactions: false).body
+        #expect(String(buffer: body) == #"{"receipt-data":"a+b/c=","password":"q\"b\\s\u0001\n\té/","exclude-old-transactions":false}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        #expect(object?["password"] as? String == secret)
+        #expect(object?["exclude-old-transactions"] as? Bool == false)
     }
 
     @Test func bodyClassification() throws {

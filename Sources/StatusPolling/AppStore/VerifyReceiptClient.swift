@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -7,27 +6,27 @@ import NIOHTTP1
 /// The verifyReceipt client: one receipt in, Apple's answer (or a classified failure) out, with
 /// the production → sandbox dance and the retries inside.
 ///
-/// One instance per process: it owns the `HTTPClient` and its connection pool. Use
-/// ``withClient(_:logger:_:)`` so the pool is shut down on every path.
+/// One instance per process: it owns the HTTP client and its kept-alive connections. Use
+/// ``withClient(_:jitter:_:)`` so the connections are closed on every path.
 public final class VerifyReceiptClient: Sendable {
     public let configuration: VerifyReceiptConfiguration
-    let http: HTTPClient
+    let http: KeepAliveHTTPClient
+    /// Both endpoints, parsed once; nil when a URL is not http(s) (the CLI rejects that earlier).
+    let endpoints: (production: HTTPEndpoint?, sandbox: HTTPEndpoint?)
     /// A uniform draw in [0, 1) for the backoff jitter; injectable so tests are deterministic.
     let jitter: @Sendable () -> Double
 
     public init(configuration: VerifyReceiptConfiguration, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.configuration = configuration
         self.jitter = jitter
-        var http = HTTPClient.Configuration()
-        http.timeout = .init(connect: .init(configuration.connectTimeout), read: .init(configuration.requestTimeout))
-        http.connectionPool = .init(
-            idleTimeout: .seconds(60),
-            concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maxConnectionsPerHost)
-        http.decompression = .enabled(limit: .ratio(50))
-        self.http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: http)
+        endpoints = (HTTPEndpoint(configuration.productionURL), HTTPEndpoint(configuration.sandboxURL))
+        http = KeepAliveHTTPClient(configuration: .init(
+            connectTimeout: configuration.connectTimeout,
+            maxIdleConnectionsPerEndpoint: configuration.maxConnectionsPerHost,
+            maxResponseBytes: configuration.maxResponseBytes))
     }
 
-    /// Runs `body` with a client and shuts the client down afterwards, whether `body` returns or throws.
+    /// Runs `body` with a client and closes its connections afterwards, whether `body` returns or throws.
     public static func withClient<Result: Sendable>(
         _ configuration: VerifyReceiptConfiguration,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
@@ -38,18 +37,19 @@ public final class VerifyReceiptClient: Sendable {
         do {
             result = try await body(client)
         } catch {
-            try? await client.http.shutdown()
+            await client.http.shutdown()
             throw error
         }
-        try await client.http.shutdown()
+        await client.http.shutdown()
         return result
     }
 
     /// Verifies one receipt, starting with `environment` (production unless the row is known to be
     /// a sandbox subscription). Throws ``RunAbort`` for 21004 and `CancellationError` when the run
-    /// is stopping; every other problem is returned as a failure.
+    /// is stopping; every other problem is returned as a failure. `subscriptionID` only names the
+    /// row in debug logs.
     public func verify(
-        receipt: String, startingIn environment: AppStoreEnvironment = .production, logger: Logger
+        receipt: String, startingIn environment: AppStoreEnvironment = .production, subscriptionID: Int64? = nil, logger: Logger
     ) async throws -> Verification {
         var environment = environment
         var stats = Verification.Stats()
@@ -78,7 +78,7 @@ public final class VerifyReceiptClient: Sendable {
                 }
                 failure = VerificationFailure(.appleStatus, "Apple answered status \(status)", appleStatus: status)
                 switch status.retryDecision(isRetryable: response.isRetryable) {
-                case .retry: retryable = true
+                case .retry: retryable = true; stats.throttled += 1
                 case .retryOnce: retryable = !retriedMalformed; retriedMalformed = true
                 case .fail: retryable = false
                 }
@@ -86,16 +86,17 @@ public final class VerifyReceiptClient: Sendable {
                 failure = transient
                 retryAfter = after
                 retryable = true
+                if let code = transient.httpStatus, code == 429 || code >= 500 { stats.throttled += 1 }
             case .permanent(let permanent):
                 failure = permanent
                 retryable = false
             }
             guard retryable, attempt < configuration.retry.maxAttempts else {
-                logger.debug("verification failed", metadata: ["reason": "\(failure.reason.rawValue)", "attempts": "\(attempt)"])
+                logger.debug("verification failed", metadata: ["subscription.id": "\(subscriptionID ?? 0)", "reason": "\(failure.reason.rawValue)", "attempts": "\(attempt)"])
                 return Verification(result: .failed(failure), stats: stats)
             }
             let delay = configuration.retry.backoff(afterAttempt: attempt, jitter: jitter(), retryAfter: retryAfter)
-            logger.debug("retrying", metadata: ["reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
+            logger.debug("retrying", metadata: ["subscription.id": "\(subscriptionID ?? 0)", "reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
             try await Task.sleep(for: delay)
             attempt += 1
             stats.retries += 1
@@ -135,6 +136,8 @@ public struct Verification: Sendable {
     public struct Stats: Sendable, Equatable {
         public var requests = 0
         public var retries = 0
+        /// Answers that asked to slow down: HTTP 429, a 5xx, or a status Apple says to retry.
+        public var throttled = 0
         /// The `Deprecation` / `Sunset` headers, when Apple sent them.
         public var deprecation: String?
         public init() {}

@@ -1,18 +1,16 @@
-/// The run loop's own bookkeeping: the backfill checkpoint and the rate limit.
+/// The run loop's own bookkeeping: the backfill checkpoint, the rate limit and the concurrency.
 struct PipelineState {
     var checkpoints: CheckpointTracker
-    /// The checkpoint last written to the run history.
-    var savedCheckpoint: Int64
-    /// When the checkpoint was last written.
-    var savedAt = ContinuousClock.now
     /// Apple's deprecation headers are logged once per run.
     var deprecationLogged = false
+    /// How many requests may be in flight now.
+    var limit: ConcurrencyLimit
     private var pacer: RatePacer
 
-    init(resumeAfter: Int64, maxRate: Double?) {
+    init(resumeAfter: Int64, maxRate: Double?, concurrency: Int) {
         checkpoints = CheckpointTracker(after: resumeAfter)
-        savedCheckpoint = resumeAfter
         pacer = RatePacer(perSecond: maxRate)
+        limit = ConcurrencyLimit(ceiling: concurrency)
     }
 
     /// Waits for the next start slot under `--max-rate`.
@@ -24,7 +22,6 @@ struct PipelineState {
 struct CheckpointTracker {
     private var inFlight: Set<Int64> = []
     private var lastDispatched: Int64
-    var completedSinceSave = 0
 
     init(after: Int64) { lastDispatched = after }
 
@@ -35,7 +32,6 @@ struct CheckpointTracker {
 
     mutating func completed(_ id: Int64) {
         inFlight.remove(id)
-        completedSinceSave += 1
     }
 
     /// Every dispatched row with an id up to this one is done.

@@ -1,97 +1,170 @@
 import Logging
 
 extension PollRun {
-    /// Writes one result (unless dry) and counts it. A write that fails is counted as a
-    /// `store_error` failure; the run goes on with the next row.
-    func record(_ result: RowResult, into report: inout RunReport) async {
-        report.selected += 1
-        report.requests += result.stats.requests
-        report.retries += result.stats.retries
-        let row = result.row
-        var rowLogger = logger
-        rowLogger[metadataKey: "subscription.id"] = "\(row.id)"
-        do {
-            switch result.decision {
-            case .fail(let failure):
-                report.countFailure(failure)
-                rowLogger.notice("verification failed; entitlement kept", metadata: ["reason": "\(failure.reason.rawValue)", "detail": "\(failure.detail)"])
-                if !configuration.dryRun {
-                    try await store.recordFailure(.init(subscriptionID: row.id, runID: configuration.runID, failure: failure, attemptedAtMs: configuration.nowMs))
-                }
-            case .adopt(let state, let receipt, let status):
-                let written: VerifiedWriteResult
-                if configuration.dryRun {
-                    written = try await dryRunOutcome(row: row, state: state)
-                } else {
-                    written = try await store.recordVerified(.init(
-                        subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
-                        appleStatus: status, verifiedAtMs: configuration.nowMs))
-                }
-                switch written {
-                case .written(let previous):
-                    report.verified += 1
-                    let transition = SubscriptionTransition.between(previous, state, at: configuration.nowMs)
-                    report.transitions[transition, default: 0] += 1
-                    if transition == .unchanged { report.unchanged += 1 } else { report.updated += 1 }
-                    if transition != .unchanged {
-                        rowLogger.info("subscription changed", metadata: [
-                            "transition": "\(transition.rawValue)",
-                            "entitlement": "\(state.entitlement(at: configuration.nowMs).rawValue)",
-                        ])
-                    }
-                case .conflict(let owner):
-                    let failure = VerificationFailure(.conflict, "original_transaction_id \(state.originalTransactionID ?? "") belongs to subscription \(owner)", appleStatus: status)
-                    report.countFailure(failure)
-                    rowLogger.warning("receipt belongs to another subscription; nothing granted", metadata: ["owner": "\(owner)"])
-                case .superseded:
-                    report.verified += 1
-                    report.superseded += 1
-                case .missing:
-                    report.superseded += 1
-                }
-            }
-        } catch {
-            let failure = VerificationFailure(.storeError, "the result could not be written: \(error)")
-            report.countFailure(failure)
-            rowLogger.error("could not write the result", metadata: ["error": "\(error)"])
+    /// One row after the writer: what was decided and what the store did with it.
+    struct WrittenRow: Sendable {
+        enum Outcome: Sendable {
+            /// The failure was recorded in the bookkeeping (or would be, in a dry run).
+            case failed(VerificationFailure)
+            /// The verified state went to the store, which answered `written`.
+            case verified(SubscriptionState, status: VerifyReceiptStatus, written: VerifiedWriteResult)
+            /// The store could not write the row; its entitlement is untouched.
+            case storeError(String)
         }
+        var row: SubscriptionRow
+        var stats: Verification.Stats
+        var outcome: Outcome
+    }
+
+    /// Writes one batch (unless dry) in one transaction with the run's checkpoint. When the batch
+    /// fails as a whole (a constraint, the disk), each row is tried alone, so one bad row does not
+    /// cost its neighbours; a row that still fails is counted as a `store_error` and the run goes on.
+    func write(_ batch: [RowResult], checkpoint: Int64) async -> [WrittenRow] {
+        if configuration.dryRun { return await dryRunOutcomes(batch) }
+        let mark = configuration.runID.map { (runID: $0, through: checkpoint) }
+        do {
+            let outcomes = try await store.write(ResultBatch(batch.map(storeResult), checkpoint: mark))
+            return zip(batch, outcomes).map { written($0, $1) }
+        } catch {
+            guard batch.count > 1 else { return [storeError(batch[0], error)] }
+            logger.warning("a batch could not be written; writing its rows one by one", metadata: ["rows": "\(batch.count)", "error": "\(error)"])
+        }
+        var rows: [WrittenRow] = []
+        for result in batch {
+            do {
+                rows.append(written(result, try await store.write(ResultBatch([storeResult(result)]))[0]))
+            } catch {
+                rows.append(storeError(result, error))
+            }
+        }
+        if let mark { _ = try? await store.write(ResultBatch([], checkpoint: mark)) }
+        return rows
+    }
+
+    private func storeResult(_ result: RowResult) -> ResultBatch.Result {
+        let row = result.row
+        switch result.decision {
+        case .fail(let failure):
+            return .failed(.init(subscriptionID: row.id, runID: configuration.runID, failure: failure, attemptedAtMs: configuration.nowMs))
+        case .adopt(let state, let receipt, let status):
+            return .verified(.init(
+                subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
+                appleStatus: status, verifiedAtMs: configuration.nowMs))
+        }
+    }
+
+    private func written(_ result: RowResult, _ outcome: VerifiedWriteResult?) -> WrittenRow {
+        switch result.decision {
+        case .fail(let failure):
+            return WrittenRow(row: result.row, stats: result.stats, outcome: .failed(failure))
+        case .adopt(let state, _, let status):
+            // The store answers for every verified result.
+            return WrittenRow(row: result.row, stats: result.stats, outcome: .verified(state, status: status, written: outcome ?? .missing))
+        }
+    }
+
+    private func storeError(_ result: RowResult, _ error: any Error) -> WrittenRow {
+        WrittenRow(row: result.row, stats: result.stats, outcome: .storeError("\(error)"))
     }
 
     /// What the store would have done, read without writing.
-    private func dryRunOutcome(row: SubscriptionRow, state: SubscriptionState) async throws -> VerifiedWriteResult {
-        if row.state.originalTransactionID == nil, let otid = state.originalTransactionID,
-            let owner = try await store.subscriptionID(owning: otid), owner != row.id
-        {
-            return .conflict(owner: owner)
+    private func dryRunOutcomes(_ batch: [RowResult]) async -> [WrittenRow] {
+        var rows: [WrittenRow] = []
+        for result in batch {
+            guard case .adopt(let state, _, _) = result.decision else {
+                rows.append(written(result, nil))
+                continue
+            }
+            do {
+                let row = result.row
+                if row.state.originalTransactionID == nil, let otid = state.originalTransactionID,
+                    let owner = try await store.subscriptionID(owning: otid), owner != row.id
+                {
+                    rows.append(written(result, .conflict(owner: owner)))
+                } else {
+                    rows.append(written(result, .written(previous: row.state)))
+                }
+            } catch {
+                rows.append(storeError(result, error))
+            }
         }
-        return .written(previous: row.state)
+        return rows
+    }
+
+    /// Counts one written row in the report and logs what an operator needs: failures and
+    /// conflicts at notice and above; changes at debug (the audit trail holds every change).
+    func count(_ written: WrittenRow, into report: inout RunReport) {
+        report.selected += 1
+        report.requests += written.stats.requests
+        report.retries += written.stats.retries
+        let id = written.row.id
+        switch written.outcome {
+        case .failed(let failure):
+            report.countFailure(failure)
+            logger.notice("verification failed; entitlement kept", metadata: [
+                "subscription.id": "\(id)", "reason": "\(failure.reason.rawValue)", "detail": "\(failure.detail)",
+            ])
+        case .storeError(let error):
+            report.countFailure(VerificationFailure(.storeError, "the result could not be written: \(error)"))
+            logger.error("could not write the result", metadata: ["subscription.id": "\(id)", "error": "\(error)"])
+        case .verified(let state, let status, let result):
+            switch result {
+            case .written(let previous):
+                report.verified += 1
+                let transition = SubscriptionTransition.between(previous, state, at: configuration.nowMs)
+                report.transitions[transition, default: 0] += 1
+                if transition == .unchanged { report.unchanged += 1 } else { report.updated += 1 }
+                if transition != .unchanged {
+                    logger.debug("subscription changed", metadata: [
+                        "subscription.id": "\(id)", "transition": "\(transition.rawValue)",
+                        "entitlement": "\(state.entitlement(at: configuration.nowMs).rawValue)",
+                    ])
+                }
+            case .conflict(let owner):
+                let failure = VerificationFailure(.conflict, "original_transaction_id \(state.originalTransactionID ?? "") belongs to subscription \(owner)", appleStatus: status)
+                report.countFailure(failure)
+                logger.warning("receipt belongs to another subscription; nothing granted", metadata: ["subscription.id": "\(id)", "owner": "\(owner)"])
+            case .superseded:
+                report.verified += 1
+                report.superseded += 1
+            case .missing:
+                report.superseded += 1
+            }
+        }
     }
 }
 
-/// Reads the selection one page at a time, keyed by `id`, so rows written during the run never
-/// shift the pages and at most one page is held in memory.
+/// Lists the due ids once, then reads the rows a page at a time, so the selection is fixed when
+/// the run starts and at most one page of receipts is held in memory.
 struct SelectionCursor {
     let store: any SubscriptionStore
-    let configuration: PollRun.Configuration
+    let pageSize: Int
+    private let ids: [Int64]
+    private var nextPage = 0
     private var page: [SubscriptionRow] = []
     private var index = 0
-    private var lastID: Int64
-    private var exhausted = false
 
-    init(store: any SubscriptionStore, configuration: PollRun.Configuration) {
+    /// Rows in the selection when the run started.
+    var total: Int { ids.count }
+
+    static func open(store: any SubscriptionStore, configuration: PollRun.Configuration) async throws -> SelectionCursor {
+        let ids = try await store.dueSubscriptionIDs(configuration.selection, nowMs: configuration.nowMs, after: configuration.resumeAfter)
+        return SelectionCursor(store: store, pageSize: max(configuration.pageSize, 1), ids: ids)
+    }
+
+    private init(store: any SubscriptionStore, pageSize: Int, ids: [Int64]) {
         self.store = store
-        self.configuration = configuration
-        lastID = configuration.resumeAfter
+        self.pageSize = pageSize
+        self.ids = ids
     }
 
     mutating func next() async throws -> SubscriptionRow? {
-        if index == page.count {
-            guard !exhausted else { return nil }
-            page = try await store.dueSubscriptions(configuration.selection, nowMs: configuration.nowMs, after: lastID, limit: configuration.pageSize)
+        while index == page.count {
+            guard nextPage < ids.count else { return nil }
+            let end = min(nextPage + pageSize, ids.count)
+            page = try await store.subscriptions(ids: Array(ids[nextPage..<end]))
+            nextPage = end
             index = 0
-            exhausted = page.count < configuration.pageSize
-            guard let last = page.last else { return nil }
-            lastID = last.id
         }
         defer { index += 1 }
         return page[index]

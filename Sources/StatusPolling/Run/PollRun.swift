@@ -1,11 +1,12 @@
 import Logging
 
-/// One status-polling run: read the due rows page by page, verify up to `concurrency` receipts at
-/// once, decide, and write each result in its own transaction.
+/// One status-polling run: list the due rows, verify up to `concurrency` receipts at once, decide,
+/// and write the results in batched transactions.
 ///
-/// The stages are bounded — one page of rows read ahead, `concurrency` requests in flight, one
-/// writer — so memory stays flat however many rows are due, and a crash loses at most the answers
-/// in flight.
+/// The stages are bounded — the due ids (8 bytes a row) and one page of rows read ahead,
+/// `concurrency` requests in flight, one writer with one batch pending and one being written — so
+/// memory follows the concurrency, and a crash loses at most the answers in flight and one
+/// unflushed batch, which the next run asks for again.
 public struct PollRun: Sendable {
     /// The settings of one run.
     public struct Configuration: Sendable {
@@ -14,10 +15,15 @@ public struct PollRun: Sendable {
         /// The run's clock, ms since 1970: selection windows and bookkeeping use it.
         public var nowMs: Int64
         public var selection: RowSelection
-        /// Receipts verified at once.
+        /// Receipts verified at once, at most; the run backs off below it while the App Store
+        /// answers 429, 5xx or a retryable status.
         public var concurrency: Int
         /// Rows read per page of the selection.
         public var pageSize: Int
+        /// Results written per transaction, at most.
+        public var batchSize: Int
+        /// How long a result may wait for its batch to fill before it is written anyway.
+        public var flushInterval: Duration
         /// Ask Apple and report, but write nothing.
         public var dryRun: Bool
         /// The run history's id for this run (nil: not recorded, e.g. a dry run).
@@ -31,14 +37,16 @@ public struct PollRun: Sendable {
 
         public init(
             bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = 8,
-            pageSize: Int = 500, dryRun: Bool = false, runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil,
-            stopGrace: Duration = .seconds(3)
+            pageSize: Int = 500, batchSize: Int = 100, flushInterval: Duration = .milliseconds(50), dryRun: Bool = false,
+            runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil, stopGrace: Duration = .seconds(3)
         ) {
             self.bundleID = bundleID
             self.nowMs = nowMs
             self.selection = selection
             self.concurrency = concurrency
             self.pageSize = pageSize
+            self.batchSize = batchSize
+            self.flushInterval = flushInterval
             self.dryRun = dryRun
             self.runID = runID
             self.resumeAfter = resumeAfter
@@ -53,7 +61,7 @@ public struct PollRun: Sendable {
     public var logger: Logger
     /// Requested on SIGTERM/SIGINT by the executable.
     public var stop: StopSignal
-    /// Called after each row with the run's progress so far.
+    /// Called after each written batch with the run's progress so far.
     public var progress: @Sendable (RunProgress) -> Void
     /// Reads the wall clock for the report's duration; injectable for tests.
     public var elapsed: @Sendable () -> ContinuousClock.Instant
@@ -79,6 +87,10 @@ public struct PollRun: Sendable {
         case abandoned
         /// The stop request's grace period is over.
         case stopDeadline
+        /// The oldest pending result has waited `flushInterval`.
+        case flushDue
+        /// A batch was written (or, in a dry run, checked).
+        case written([WrittenRow])
     }
 
     /// Runs to the end of the selection, or until stopped. Never throws: an abort (21004, the
@@ -86,10 +98,10 @@ public struct PollRun: Sendable {
     public func run() async -> RunReport {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
-        var state = PipelineState(resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate)
+        var state = PipelineState(resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate, concurrency: configuration.concurrency)
         do {
-            let total = try await store.countDue(configuration.selection, nowMs: configuration.nowMs)
-            var rows = SelectionCursor(store: store, configuration: configuration)
+            var rows = try await SelectionCursor.open(store: store, configuration: configuration)
+            let total = rows.total
             try await withThrowingTaskGroup(of: Event.self) { group in
                 let stop = self.stop
                 let grace = configuration.stopGrace
@@ -100,6 +112,9 @@ public struct PollRun: Sendable {
                     return .stopDeadline
                 }
                 var inFlight = 0
+                var pending: [RowResult] = []
+                var writing = false
+                var flushTimerArmed = false
                 func startNext() async throws -> Bool {
                     guard !stop.isRequested, let row = try await rows.next() else { return false }
                     await state.pace()
@@ -110,20 +125,46 @@ public struct PollRun: Sendable {
                     inFlight += 1
                     return true
                 }
-                while inFlight < configuration.concurrency, try await startNext() {}
-                while inFlight > 0, let event = try await group.next() {
+                /// Hands every pending result to the writer. The write runs in a task of its own,
+                /// which a stop's cancellation does not reach, so a batch is never half-abandoned.
+                func flush() {
+                    let batch = pending
+                    pending.removeAll(keepingCapacity: true)
+                    for result in batch { state.checkpoints.completed(result.row.id) }
+                    let checkpoint = state.checkpoints.checkpoint
+                    writing = true
+                    group.addTask { .written(await Task { await write(batch, checkpoint: checkpoint) }.value) }
+                }
+                func armFlushTimer() {
+                    guard !flushTimerArmed, !pending.isEmpty else { return }
+                    flushTimerArmed = true
+                    let interval = configuration.flushInterval
+                    group.addTask {
+                        try? await Task.sleep(for: interval)
+                        return .flushDue
+                    }
+                }
+                while inFlight < state.limit.current, try await startNext() {}
+                while inFlight > 0 || writing, let event = try await group.next() {
                     switch event {
                     case .result(let result):
                         inFlight -= 1
+                        state.limit.record(throttled: result.stats.throttled > 0)
                         if !state.deprecationLogged, let notice = result.stats.deprecation {
                             logger.warning("verifyReceipt is deprecated by Apple", metadata: ["headers": "\(notice)"])
                             state.deprecationLogged = true
                         }
-                        await record(result, into: &report)
-                        state.checkpoints.completed(result.row.id)
-                        try await saveCheckpoint(&state)
+                        pending.append(result)
+                        if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
+                        while inFlight < state.limit.current, try await startNext() {}
+                    case .flushDue:
+                        flushTimerArmed = false
+                        if !writing, !pending.isEmpty { flush() }
+                    case .written(let written):
+                        writing = false
+                        for row in written { count(row, into: &report) }
                         progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
-                        _ = try await startNext()
+                        if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
                     case .abandoned:
                         inFlight -= 1
                         report.abandoned += 1
@@ -133,6 +174,11 @@ public struct PollRun: Sendable {
                     }
                 }
                 group.cancelAll()
+                if !pending.isEmpty {
+                    for result in pending { state.checkpoints.completed(result.row.id) }
+                    for row in await write(pending, checkpoint: state.checkpoints.checkpoint) { count(row, into: &report) }
+                    pending.removeAll()
+                }
             }
             if stop.isRequested {
                 report.interrupted = true
@@ -147,6 +193,8 @@ public struct PollRun: Sendable {
         }
         report.durationSeconds = Double((elapsed() - started).milliseconds) / 1000
         report.checkpoint = state.checkpoints.checkpoint
+        report.throttled = state.limit.throttled
+        report.lowestConcurrency = state.limit.lowest
         if let runID = configuration.runID, !configuration.dryRun {
             let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished
             do {
@@ -156,20 +204,6 @@ public struct PollRun: Sendable {
             }
         }
         return report
-    }
-
-    /// Persists the checkpoint every 200 rows or every second, whichever comes first (and at the
-    /// end, through `finishRun`), so a killed backfill repeats at most that much.
-    func saveCheckpoint(_ state: inout PipelineState) async throws {
-        guard let runID = configuration.runID, !configuration.dryRun else { return }
-        let checkpoint = state.checkpoints.checkpoint
-        let now = ContinuousClock.now
-        let due = state.checkpoints.completedSinceSave >= 200 || now - state.savedAt >= .seconds(1)
-        guard checkpoint > state.savedCheckpoint, due else { return }
-        try await store.checkpointRun(runID, through: checkpoint)
-        state.savedCheckpoint = checkpoint
-        state.savedAt = now
-        state.checkpoints.completedSinceSave = 0
     }
 
     /// What one row came to before anything is written.
@@ -185,10 +219,8 @@ public struct PollRun: Sendable {
 
     /// Verifies and decides one row; no writes here, so many can run at once.
     func verify(_ row: SubscriptionRow) async throws -> RowResult {
-        var rowLogger = logger
-        rowLogger[metadataKey: "subscription.id"] = "\(row.id)"
         let start: AppStoreEnvironment = row.state.environment == AppStoreEnvironment.sandbox.rawValue ? .sandbox : .production
-        let verification = try await client.verify(receipt: row.latestReceipt, startingIn: start, logger: rowLogger)
+        let verification = try await client.verify(receipt: row.latestReceipt, startingIn: start, subscriptionID: row.id, logger: logger)
         switch verification.result {
         case .failed(let failure):
             return RowResult(row: row, decision: .fail(failure), stats: verification.stats)

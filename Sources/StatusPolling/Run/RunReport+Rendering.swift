@@ -31,6 +31,9 @@ extension RunReport {
             lines.append(Self.row("changes", changes.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", ")))
         }
         lines.append(Self.row("requests", "\(requests)  (retries \(retries))"))
+        if throttled > 0 {
+            lines.append(Self.row("throttled", "\(throttled) answers asked to slow down; concurrency backed off to \(lowestConcurrency) at the lowest"))
+        }
         lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
         if let aborted { lines.append(Self.row("ABORTED", aborted)) }
         if interrupted { lines.append(Self.row("STOPPED", "on request after \(selected) rows\(abandoned > 0 ? ", \(abandoned) in flight abandoned" : ""); checkpoint \(checkpoint)")) }

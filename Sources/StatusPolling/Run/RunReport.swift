@@ -25,6 +25,10 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var requests = 0
     /// Attempts beyond the first, over all rows.
     public var retries = 0
+    /// Answers that asked the run to slow down (HTTP 429, a 5xx, a retryable status).
+    public var throttled = 0
+    /// The lowest concurrency the run backed off to (the configured one when it never had to).
+    public var lowestConcurrency = 0
     public var durationSeconds = 0.0
     /// Why the run stopped early, when it did.
     public var aborted: String?
@@ -38,7 +42,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status"
-        case transitions, requests, retries, durationSeconds = "duration_seconds", aborted
+        case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, abandoned, checkpoint
     }
 
@@ -57,6 +61,8 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(transitions, forKey: .transitions)
         try c.encode(requests, forKey: .requests)
         try c.encode(retries, forKey: .retries)
+        try c.encode(throttled, forKey: .throttled)
+        try c.encode(lowestConcurrency, forKey: .lowestConcurrency)
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(aborted, forKey: .aborted)
         try c.encode(interrupted, forKey: .interrupted)

@@ -1,22 +1,23 @@
 /// What the run needs from a database. The SQLite store implements it today; a PostgreSQL store
 /// shared by several workers can implement it later without touching the run or the decision.
 public protocol SubscriptionStore: Sendable {
-    /// Due rows with `id > cursor`, in `id` order, at most `limit`: one page of the selection.
-    func dueSubscriptions(_ selection: RowSelection, nowMs: Int64, after cursor: Int64, limit: Int) async throws -> [SubscriptionRow]
+    /// The ids of the rows a run covers, in `id` order, those up to `cursor` left out (a resumed
+    /// backfill's checkpoint). Read from indexes only, once at the start of a run, so the cost
+    /// follows the due rows and not the size of the table; the run then reads the rows in pages.
+    func dueSubscriptionIDs(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> [Int64]
 
-    /// How many rows the selection holds now (for progress; the run never loads them all).
-    func countDue(_ selection: RowSelection, nowMs: Int64) async throws -> Int
+    /// The rows with these ids, in `id` order; a row deleted meanwhile is left out.
+    func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow]
 
     /// The row that owns `originalTransactionID`, if any: lets a dry run report conflicts.
     func subscriptionID(owning originalTransactionID: String) async throws -> Int64?
 
-    /// Writes a successful verification in one transaction: the contract columns, the new receipt,
-    /// the bookkeeping and an audit event when a contract column changed — unless the chain
-    /// belongs to another row or the receipt was replaced meanwhile.
-    func recordVerified(_ update: VerifiedUpdate) async throws -> VerifiedWriteResult
-
-    /// Records a failed verification: bookkeeping only, never a contract column.
-    func recordFailure(_ failure: FailedVerification) async throws
+    /// Writes a batch of results in one transaction, in order, and the batch's checkpoint with them.
+    /// A verified result writes the contract columns, the new receipt, the bookkeeping and an audit
+    /// event when a contract column changed — unless the chain belongs to another row (an earlier
+    /// result of the same batch included) or the receipt was replaced meanwhile. A failed result
+    /// writes bookkeeping only. Returns, in order, what each verified result did (nil for a failure).
+    func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?]
 
     /// Opens a run in the run history and returns its id.
     func startRun(_ start: RunStart) async throws -> Int64
@@ -29,9 +30,6 @@ public protocol SubscriptionStore: Sendable {
 
     /// Marks a run as running again (a resumed backfill) under this process.
     func resumeRun(_ runID: Int64, pid: Int32, host: String) async throws
-
-    /// Every target with `id <= subscriptionID` is done: a resumed backfill starts after it.
-    func checkpointRun(_ runID: Int64, through subscriptionID: Int64) async throws
 
     /// Closes a run with its report, status and exit code.
     func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws

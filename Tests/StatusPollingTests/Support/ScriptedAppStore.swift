@@ -20,6 +20,8 @@ actor ScriptedAppStore {
         case drop
         /// Waits, then replies.
         case delayed(Duration, Reply)
+        /// HTTP 200 whose body comes one byte per interval and never ends.
+        case trickle(Duration)
     }
 
     /// A request as the server saw it. The server decodes it with JSONSerialization, independently
@@ -139,6 +141,14 @@ actor ScriptedAppStore {
             return Response(status: .ok, headers: fields, body: ResponseBody(contentLength: 400) { writer in
                 try await writer.write(ByteBuffer(string: #"{"status": 0, "latest_rec"#))
                 throw DroppedConnection()
+            })
+        case .trickle(let interval):
+            fields[.contentType] = "application/json"
+            return Response(status: .ok, headers: fields, body: ResponseBody(contentLength: 1 << 20) { writer in
+                while true {
+                    try await writer.write(ByteBuffer(string: " "))
+                    try await Task.sleep(for: interval)
+                }
             })
         case .delayed(let delay, let then):
             try await Task.sleep(for: delay)

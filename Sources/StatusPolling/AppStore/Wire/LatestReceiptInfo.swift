@@ -1,8 +1,6 @@
-import Foundation
-
 /// One transaction of `latest_receipt_info`: a purchase or renewal of an auto-renewable subscription.
 /// Every value arrives as a string; only the keys the entitlement decision needs are read.
-public struct LatestReceiptInfo: Decodable, Sendable, Equatable {
+public struct LatestReceiptInfo: Sendable, Equatable {
     /// `product_id`
     public var productID: String?
     /// `transaction_id`
@@ -45,18 +43,17 @@ public struct LatestReceiptInfo: Decodable, Sendable, Equatable {
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        productID = try c.decodeLenientString(forKey: .init("product_id"))
-        transactionID = try c.decodeLenientString(forKey: .init("transaction_id"))
-        originalTransactionID = try c.decodeLenientString(forKey: .init("original_transaction_id"))
-        purchaseDateMs = try c.decodeLenientInt64(forKey: .init("purchase_date_ms"))
-        expiresDateMs = try c.decodeLenientInt64(forKey: .init("expires_date_ms"))
-        cancellationDateMs = try c.decodeLenientInt64(forKey: .init("cancellation_date_ms"))
-        cancellationReason = try c.decodeLenientString(forKey: .init("cancellation_reason"))
-        isUpgraded = try c.decodeLenientBool(forKey: .init("is_upgraded")) ?? false
-        isTrialPeriod = try c.decodeLenientBool(forKey: .init("is_trial_period")) ?? false
-        isInIntroOfferPeriod = try c.decodeLenientBool(forKey: .init("is_in_intro_offer_period")) ?? false
-        subscriptionGroupIdentifier = try c.decodeLenientString(forKey: .init("subscription_group_identifier"))
+    init(_ o: WireObject) throws {
+        productID = try o.string("product_id")
+        transactionID = try o.string("transaction_id")
+        originalTransactionID = try o.string("original_transaction_id")
+        purchaseDateMs = try o.int64("purchase_date_ms")
+        expiresDateMs = try o.int64("expires_date_ms")
+        cancellationDateMs = try o.int64("cancellation_date_ms")
+        cancellationReason = try o.string("cancellation_reason")
+        isUpgraded = try o.bool("is_upgraded") ?? false
+        isTrialPeriod = try o.bool("is_trial_period") ?? false
+        isInIntroOfferPeriod = try o.bool("is_in_intro_offer_period") ?? false
+        subscriptionGroupIdentifier = try o.string("subscription_group_identifier")
     }
 }

@@ -1,6 +1,6 @@
 /// One entry of `pending_renewal_info`: what will happen at the subscription's next renewal.
 /// Every value arrives as a string. A key Apple leaves out is nil, and the decision clears it.
-public struct PendingRenewalInfo: Decodable, Sendable, Equatable {
+public struct PendingRenewalInfo: Sendable, Equatable {
     /// `original_transaction_id`: the chain this entry belongs to.
     public var originalTransactionID: String?
     /// `product_id`
@@ -30,14 +30,13 @@ public struct PendingRenewalInfo: Decodable, Sendable, Equatable {
         self.gracePeriodExpiresDateMs = gracePeriodExpiresDateMs
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        originalTransactionID = try c.decodeLenientString(forKey: .init("original_transaction_id"))
-        productID = try c.decodeLenientString(forKey: .init("product_id"))
-        autoRenewProductID = try c.decodeLenientString(forKey: .init("auto_renew_product_id"))
-        autoRenewStatus = try c.decodeLenientBool(forKey: .init("auto_renew_status"))
-        expirationIntent = try c.decodeLenientInt64(forKey: .init("expiration_intent")).map { Int($0) }
-        isInBillingRetryPeriod = try c.decodeLenientBool(forKey: .init("is_in_billing_retry_period"))
-        gracePeriodExpiresDateMs = try c.decodeLenientInt64(forKey: .init("grace_period_expires_date_ms"))
+    init(_ o: WireObject) throws {
+        originalTransactionID = try o.string("original_transaction_id")
+        productID = try o.string("product_id")
+        autoRenewProductID = try o.string("auto_renew_product_id")
+        autoRenewStatus = try o.bool("auto_renew_status")
+        expirationIntent = try o.int64("expiration_intent").map { Int(clamping: $0) }
+        isInBillingRetryPeriod = try o.bool("is_in_billing_retry_period")
+        gracePeriodExpiresDateMs = try o.int64("grace_period_expires_date_ms")
     }
 }

@@ -1,6 +1,6 @@
 /// The body verifyReceipt answers with. Only `status` is always present; everything else is
 /// optional, unknown keys are ignored, and a missing array reads as empty.
-public struct VerifyReceiptResponse: Decodable, Sendable, Equatable {
+public struct VerifyReceiptResponse: Sendable, Equatable {
     /// `status`: 0 valid, otherwise one of Apple's 21xxx codes.
     public var status: VerifyReceiptStatus
     /// `environment`: "Production" or "Sandbox".
@@ -17,15 +17,14 @@ public struct VerifyReceiptResponse: Decodable, Sendable, Equatable {
     public var pendingRenewalInfo: [PendingRenewalInfo]
 
     /// The `receipt` object; the poller only needs the bundle identifier.
-    public struct Receipt: Decodable, Sendable, Equatable {
+    public struct Receipt: Sendable, Equatable {
         /// `bundle_id`: identifies the app the receipt belongs to.
         public var bundleID: String?
 
         public init(bundleID: String?) { self.bundleID = bundleID }
 
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: AnyCodingKey.self)
-            bundleID = try c.decodeLenientString(forKey: .init("bundle_id"))
+        init(_ o: WireObject) throws {
+            bundleID = try o.string("bundle_id")
         }
     }
 
@@ -43,28 +42,18 @@ public struct VerifyReceiptResponse: Decodable, Sendable, Equatable {
         self.pendingRenewalInfo = pendingRenewalInfo
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyCodingKey.self)
-        guard let code = try c.decodeLenientInt64(forKey: .init("status")) else {
-            throw DecodingError.keyNotFound(
-                AnyCodingKey("status"), .init(codingPath: [], debugDescription: "no status in the answer"))
-        }
-        status = VerifyReceiptStatus(rawValue: Int(code))
-        environment = try c.decodeLenientString(forKey: .init("environment"))
-        isRetryable = try c.decodeLenientBool(forKey: .init("is-retryable"))
-            ?? c.decodeLenientBool(forKey: .init("is_retryable"))
-        receipt = try c.decodeIfPresent(Receipt.self, forKey: .init("receipt"))
-        latestReceipt = try c.decodeLenientString(forKey: .init("latest_receipt"))
-        latestReceiptInfo = try c.decodeOneOrMany(LatestReceiptInfo.self, forKey: .init("latest_receipt_info"))
-        pendingRenewalInfo = try c.decodeOneOrMany(PendingRenewalInfo.self, forKey: .init("pending_renewal_info"))
-    }
-}
-
-extension KeyedDecodingContainer {
-    /// An array, a single object standing for a one-element array, or nothing (empty).
-    func decodeOneOrMany<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> [T] {
-        guard contains(key), try !decodeNil(forKey: key) else { return [] }
-        if (try? nestedUnkeyedContainer(forKey: key)) != nil { return try decode([T].self, forKey: key) }
-        return [try decode(T.self, forKey: key)]
+    /// Reads an answer's bytes. Throws ``JSONSyntaxError`` when they are not JSON (an outage page,
+    /// a truncated body) and ``WireFormatError`` when the JSON is not verifyReceipt's shape.
+    public init<Bytes: Collection>(json bytes: Bytes) throws where Bytes.Element == UInt8 {
+        let o = try WireObject(document: JSONValue.parse(bytes))
+        guard let code = try o.int64("status") else { throw WireFormatError(path: "status", problem: "no status in the answer") }
+        guard let status = Int(exactly: code) else { throw WireFormatError(path: "status", problem: "out of range") }
+        self.status = VerifyReceiptStatus(rawValue: status)
+        environment = try o.string("environment")
+        isRetryable = try o.bool("is-retryable") ?? o.bool("is_retryable")
+        receipt = try o.object("receipt").map(Receipt.init)
+        latestReceipt = try o.string("latest_receipt")
+        latestReceiptInfo = try o.objects("latest_receipt_info").map(LatestReceiptInfo.init)
+        pendingRenewalInfo = try o.objects("pending_renewal_info").map(PendingRenewalInfo.init)
     }
 }

@@ -1,0 +1,23 @@
+import GRDB
+import StatusPolling
+
+/// The contract columns in a fixed order, read by position: the writer reads one row per result
+/// and should not pay for a decoder.
+enum StateColumns {
+    static let list = """
+        original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
+        is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at
+        """
+
+    /// How many columns `list` names.
+    static let count = 10
+
+    /// The state in `row`'s columns `start…start + 9`, in the order of `list`.
+    static func state(_ row: Row, from start: Int) -> SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: row[start], productID: row[start + 1], environment: row[start + 2],
+            expiresAt: row[start + 3], gracePeriodExpiresAt: row[start + 4], isInBillingRetry: row[start + 5],
+            autoRenewStatus: row[start + 6], autoRenewProductID: row[start + 7], expirationIntent: row[start + 8],
+            cancelledAt: row[start + 9])
+    }
+}

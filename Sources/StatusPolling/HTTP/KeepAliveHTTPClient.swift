@@ -1,0 +1,156 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A small HTTP/1.1 client for one job: many short POSTs to one or two endpoints over kept-alive
+/// connections, each exchange bounded by one deadline.
+///
+/// Built on SwiftNIO rather than AsyncHTTPClient after profiling: AsyncHTTPClient's pool manager,
+/// request state machines, timers and separate flushes of head and body cost more CPU per receipt
+/// than the rest of the poller (docs/PERFORMANCE.md). Here a request is one write and one flush on
+/// a connection the caller holds alone, and the answer completes one promise. The pool keeps up to
+/// `maxIdleConnectionsPerEndpoint` idle connections, so a run with concurrency C reuses C of them.
+public final class KeepAliveHTTPClient: Sendable {
+    public struct Configuration: Sendable {
+        /// Limit for setting up a connection (TCP and TLS), within the exchange's own deadline.
+        public var connectTimeout: Duration
+        /// Idle connections kept per endpoint; more are closed when they come back.
+        public var maxIdleConnectionsPerEndpoint: Int
+        /// Largest body read; a larger answer fails and its connection is closed.
+        public var maxResponseBytes: Int
+
+        public init(connectTimeout: Duration = .seconds(3), maxIdleConnectionsPerEndpoint: Int = 64, maxResponseBytes: Int = 8 << 20) {
+            self.connectTimeout = connectTimeout
+            self.maxIdleConnectionsPerEndpoint = maxIdleConnectionsPerEndpoint
+            self.maxResponseBytes = maxResponseBytes
+        }
+    }
+
+    public let configuration: Configuration
+    private let group: any EventLoopGroup
+    private let idle = Mutex<[HTTPEndpoint: [any Channel]]>([:])
+    private let tls = Mutex<NIOSSLContext?>(nil)
+
+    public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.configuration = configuration
+        self.group = group
+    }
+
+    /// POSTs `body` to `endpoint` and returns the whole answer, or throws an ``HTTPExchangeError``
+    /// (or `CancellationError` when the calling task is cancelled). `timeout` bounds everything:
+    /// connecting, writing, and reading the last byte of the body.
+    ///
+    /// A kept-alive connection the server closed while it sat idle fails before any answer; the
+    /// request is then sent once more on a new connection. verifyReceipt only reads, so this is safe.
+    public func post(_ endpoint: HTTPEndpoint, headers: HTTPHeaders, body: ByteBuffer, timeout: Duration) async throws -> HTTPResponse {
+        let deadline = NIODeadline.now() + TimeAmount(timeout)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: endpoint.target, headers: headers)
+        head.headers.replaceOrAdd(name: "Host", value: endpoint.hostHeader)
+        head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
+        var retriedStale = false
+        while true {
+            try Task.checkCancellation()
+            let (channel, reused) = try await connection(to: endpoint, deadline: deadline)
+            do {
+                let answer = try await exchange(on: channel, head: head, body: body, deadline: deadline)
+                if answer.keepAlive { release(channel, to: endpoint) } else { channel.close(promise: nil) }
+                return answer
+            } catch HTTPExchangeError.connectionClosed(afterResponseStarted: false) where reused && !retriedStale {
+                retriedStale = true
+            }
+        }
+    }
+
+    /// Closes every idle connection. Requests still running keep theirs until they finish.
+    public func shutdown() async {
+        let channels = idle.withLock { pools in
+            defer { pools.removeAll() }
+            return pools.values.flatMap { $0 }
+        }
+        for channel in channels { try? await channel.close() }
+    }
+
+    private func exchange(on channel: any Channel, head: HTTPRequestHead, body: ByteBuffer, deadline: NIODeadline) async throws -> HTTPResponse {
+        let promise = channel.eventLoop.makePromise(of: HTTPResponse.self)
+        let request = HTTPExchange.Request(head: head, body: body, deadline: deadline, promise: promise)
+        // A write that never reaches the handler (the connection closed under us) must still
+        // complete the answer's promise; a second completion is ignored by NIO.
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        written.futureResult.whenFailure { _ in promise.fail(HTTPExchangeError.connectionClosed(afterResponseStarted: false)) }
+        return try await withTaskCancellationHandler {
+            channel.writeAndFlush(request, promise: written)
+            do {
+                return try await promise.futureResult.get()
+            } catch {
+                try Task.checkCancellation()
+                throw error
+            }
+        } onCancel: {
+            // Closing fails the pending promise; the task then sees its cancellation.
+            channel.close(promise: nil)
+        }
+    }
+
+    /// An idle connection to `endpoint` (the most recently used one), or a new one.
+    private func connection(to endpoint: HTTPEndpoint, deadline: NIODeadline) async throws -> (any Channel, reused: Bool) {
+        while let channel = idle.withLock({ $0[endpoint]?.popLast() }) {
+            if channel.isActive { return (channel, true) }
+        }
+        return (try await connect(to: endpoint, deadline: deadline), false)
+    }
+
+    private func release(_ channel: any Channel, to endpoint: HTTPEndpoint) {
+        let kept = idle.withLock { pools -> Bool in
+            guard channel.isActive, pools[endpoint, default: []].count < configuration.maxIdleConnectionsPerEndpoint else { return false }
+            pools[endpoint, default: []].append(channel)
+            return true
+        }
+        if !kept { channel.close(promise: nil) }
+    }
+
+    private func connect(to endpoint: HTTPEndpoint, deadline: NIODeadline) async throws -> any Channel {
+        let remaining = deadline - .now()
+        guard remaining > .zero else { throw HTTPExchangeError.timedOut }
+        let tls = endpoint.useTLS ? try tlsContext() : nil
+        let maxBodyBytes = configuration.maxResponseBytes
+        let serverHostname = endpoint.host.contains(":") || endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : endpoint.host
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(min(TimeAmount(configuration.connectTimeout), remaining))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
+                    try pipeline.addHTTPClientHandlers()
+                    try pipeline.addHandler(HTTPExchangeHandler(maxBodyBytes: maxBodyBytes))
+                }
+            }
+        do {
+            return try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+        } catch ChannelError.connectTimeout {
+            throw NIODeadline.now() >= deadline ? HTTPExchangeError.timedOut : HTTPExchangeError.connectFailed("connection to \(endpoint.hostHeader) timed out")
+        } catch {
+            throw HTTPExchangeError.connectFailed("\(endpoint.hostHeader): \(String(describing: error).prefix(200))")
+        }
+    }
+
+    /// One TLS context for every https connection, with the system's trust roots.
+    private func tlsContext() throws -> NIOSSLContext {
+        try tls.withLock { context in
+            if let context { return context }
+            let made = try NIOSSLContext(configuration: .makeClientConfiguration())
+            context = made
+            return made
+        }
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

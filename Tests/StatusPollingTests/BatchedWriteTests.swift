@@ -1,0 +1,154 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SQLiteStore
+@testable import StatusPolling
+
+/// The store's side of performance: batched writes that keep every per-row check exact, a selection
+/// that reads indexes only, and the migration that adds those indexes to an existing database.
+@Suite struct BatchedWriteTests {
+    let t0 = AppleJSON.t0
+    let day = AppleJSON.day
+    let hour = AppleJSON.hour
+
+    func verified(_ otid: String, expires: Int64? = nil) -> SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: otid, productID: "premium.monthly", environment: "Production",
+            expiresAt: expires ?? t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
+    }
+
+    func update(_ id: Int64, receipt: String, _ state: SubscriptionState, runID: Int64? = nil, newReceipt: String? = nil) -> ResultBatch.Result {
+        .verified(VerifiedUpdate(subscriptionID: id, runID: runID, receiptSent: receipt, state: state, latestReceipt: newReceipt, appleStatus: .valid, verifiedAtMs: t0))
+    }
+
+    @Test func oneBatchKeepsEveryCheckExactRowByRow() async throws {
+        try await withTemporaryDatabase { db in
+            let first = try db.insert(userID: "first", receipt: "R-shared")
+            let second = try db.insert(userID: "second", receipt: "R-shared-copy")
+            let replaced = try db.insert(userID: "replaced", receipt: "R-old")
+            let failing = try db.insert(userID: "failing", receipt: "R-fail", verified("otid-fail"))
+            try await db.store.uploadReceipt(subscriptionID: replaced, receipt: "R-uploaded")
+            let runID = try await db.store.startRun(RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+
+            let outcomes = try await db.store.write(ResultBatch([
+                update(first, receipt: "R-shared", verified("otid-A"), runID: runID, newReceipt: "R-apple"),
+                // The same chain, one row later in the same batch: the first row owns it now.
+                update(second, receipt: "R-shared-copy", verified("otid-A"), runID: runID),
+                // The web service replaced this receipt after it was sent.
+                update(replaced, receipt: "R-old", verified("otid-R"), runID: runID),
+                .failed(FailedVerification(subscriptionID: failing, runID: runID, failure: .init(.timeout, "slow"), attemptedAtMs: t0)),
+                update(999, receipt: "R-gone", verified("otid-G"), runID: runID),
+            ], checkpoint: (runID: runID, through: 777)))
+
+            #expect(outcomes == [.written(previous: .unverified), .conflict(owner: first), .superseded, nil, .missing])
+            #expect(try await db.store.subscription(id: first)?.state == verified("otid-A"))
+            #expect(try await db.store.subscription(id: first)?.latestReceipt == "R-apple")
+            #expect(try await db.store.subscription(id: second)?.state == .unverified)
+            #expect(try db.rawRow(second)?["last_error_reason"] == "conflict")
+            #expect(try await db.store.subscription(id: replaced)?.state == .unverified)
+            #expect(try db.rawRow(replaced)?["latest_receipt"] == "R-uploaded")
+            #expect(try db.rawRow(failing)?["consecutive_failures"] == 1)
+            #expect(try await db.store.subscription(id: failing)?.state == verified("otid-fail"))
+            let checkpoint = try await db.webService.read { d in try Int64.fetchOne(d, sql: "SELECT checkpoint_id FROM poll_runs WHERE id = ?", arguments: [runID]) }
+            #expect(checkpoint == 777)
+            let reasons = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT reason FROM subscription_events ORDER BY id") }
+            #expect(reasons == ["first_verified", "conflict"])
+        }
+    }
+
+    @Test func aBatchThatFailsWritesNothingAtAll() async throws {
+        try await withTemporaryDatabase { db in
+            let good = try db.insert(userID: "good", receipt: "R-good")
+            let poisoned = try db.insert(userID: "poisoned", receipt: "R-poison")
+            try await db.webService.write { d in
+                try d.execute(sql: """
+                    CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions WHEN NEW.user_id = 'poisoned'
+                    BEGIN SELECT RAISE(ABORT, 'poisoned row'); END
+                    """)
+            }
+            await #expect(throws: DatabaseError.self) {
+                try await db.store.write(ResultBatch([
+                    update(good, receipt: "R-good", verified("otid-good")),
+                    update(poisoned, receipt: "R-poison", verified("otid-poison")),
+                ]))
+            }
+            // One transaction: the good row's write was rolled back with the batch.
+            #expect(try await db.store.subscription(id: good)?.state == .unverified)
+            let events = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscription_events") }
+            #expect(events == 0)
+        }
+    }
+
+    @Test func theAuditSnapshotIsValidJSONThatReadsBack() throws {
+        var odd = verified("otid \"quoted\" \\ slash/")
+        odd.productID = "tab\tnew\nline\u{1}"
+        odd.isInBillingRetry = true
+        odd.expirationIntent = 2
+        odd.cancelledAt = t0
+        odd.autoRenewStatus = false
+        let decoded = try JSONDecoder().decode(SubscriptionState.self, from: Data(odd.auditJSON.utf8))
+        #expect(decoded == odd)
+        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)
+    }
+
+    /// The nightly selection must read indexes, never walk the table (and its receipts).
+    @Test func theSelectionIsIndexBacked() async throws {
+        try await withTemporaryDatabase { db in
+            for index in 0..<200 {
+                try db.insert(userID: "u\(index)", receipt: "r\(index)", index % 2 == 0 ? verified("otid-\(index)", expires: t0 + Int64(index) * day) : .unverified)
+            }
+            func plan(_ query: SQL) async throws -> [String] {
+                try await db.webService.read { d in
+                    let (sql, arguments) = try query.build(d)
+                    return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                }
+            }
+            // Each term searches its own covering index: no table row (and no receipt) is read.
+            let nightly = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.nightly(SelectionWindows()), nowMs: t0, after: 0))
+            #expect(nightly.filter { $0.contains("subscriptions") } == [
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_unverified (original_transaction_id=?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_receipt_uploaded (receipt_uploaded=?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_billing_retry (expires_at>?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_grace_period_expires_at (grace_period_expires_at>?)",
+            ])
+            let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
+            #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])
+            let page = try await db.webService.read { d in
+                let request = SubscriptionRecord.filter(keys: [1, 5, 9] as [Int64]).order(Column("id"))
+                let statement = try request.makePreparedRequest(d, forSingleResult: false).statement
+                return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+            }
+            #expect(page == ["SEARCH subscriptions USING INTEGER PRIMARY KEY (rowid=?)"])
+        }
+    }
+
+    @Test func migrationV3AddsTheIndexesToADatabaseOfTheFirstRelease() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-v2-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("old.sqlite").path
+        let old = try DatabasePool(path: path)
+        try SQLiteSchema.migrator.migrate(old, upTo: "v2: run history, audit trail, backfill targets")
+        try await old.write { d in
+            try d.execute(sql: "INSERT INTO subscriptions (user_id, latest_receipt) VALUES ('new', 'R1')")
+            try d.execute(literal: "INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, expires_at, is_in_billing_retry) VALUES ('retry', 'R2', 'otid-2', \(t0 - 10 * day), 1)")
+            try d.execute(literal: "INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, expires_at) VALUES ('far', 'R3', 'otid-3', \(t0 + 90 * day))")
+        }
+        try old.close()
+
+        let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
+        defer { try? store.close() }
+        #expect(applied == ["v3: index-backed nightly selection"])
+        #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
+        #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
+        let indexes = try await store.pool.read { d in
+            try String.fetchAll(d, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscriptions' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        }
+        #expect(indexes == [
+            "subscriptions_billing_retry", "subscriptions_expires_at", "subscriptions_grace_period_expires_at",
+            "subscriptions_receipt_uploaded", "subscriptions_unverified", "subscriptions_user_id",
+        ])
+    }
+}
