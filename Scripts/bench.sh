@@ -7,6 +7,7 @@
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
 #                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale] [--repetitions N]
+#                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
 # 3 KB receipts, as real ones are (the stand-in sends each back as latest_receipt, as Apple does):
@@ -21,6 +22,8 @@
 # receipts ÷ the poller's own reported seconds (selection to last write); the wall column is the
 # process from the outside (start-up included). CPU (user + sys) and peak RSS are the poller
 # process's, from GNU time; the stand-in's CPU is read from /proc around each run.
+# --binary PATH runs another status-poller build as the poller under test (an older release, for a
+# before/after table); the stand-in always comes from this checkout's release build.
 # Results: .bench/results/<timestamp>.csv (and latest.csv), logs in .bench/runs/<timestamp>/,
 # the plot in docs/performance.png (after a full run of the four concurrency cases; otherwise in
 # .bench/results/<timestamp>.png).
@@ -28,7 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 
-quick=0 skip_build=0 only="" cases="" repetitions=""
+quick=0 skip_build=0 only="" cases="" repetitions="" poller_bin=""
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value (see --help)" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
     --only) need_value "$@"; only="$2"; shift 2 ;;
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -73,6 +77,8 @@ fi
 bin="$root/.build/release/status-poller"
 [ -x "$bin" ] || { echo "error: no release binary at $bin; run without --skip-build" >&2; exit 2; }
 "$bin" simulate --help | grep -q -- --lean || { echo "error: $bin has no 'simulate --lean'; rebuild" >&2; exit 2; }
+[ -n "$poller_bin" ] || poller_bin="$bin"
+[ -x "$poller_bin" ] || { echo "error: --binary $poller_bin is not an executable" >&2; exit 2; }
 py="$root/.bench/venv/bin/python"
 go_peer="$root/.bench/go-peer"
 
@@ -130,7 +136,7 @@ standin_ticks() { awk '{ print $14 + $15 }' "/proc/$standin_pid/stat"; }
 # 90 days ago). Receipts: "MIIT", the id in 10 digits, then random hex (base64's alphabet), unique.
 make_template() {
   local path="$1" rows="$2" every="$3" hex="$4" day=86400000
-  "$bin" migrate --database "$path" > /dev/null
+  "$poller_bin" migrate --database "$path" > /dev/null
   # No WAL while loading (nothing to copy twice); back to WAL, as status-poller leaves it, after.
   sqlite3 "$path" > /dev/null <<SQL
 PRAGMA journal_mode = DELETE;
@@ -162,7 +168,7 @@ run_poller() {
   local log="$logs/$case-$poller-$rep" rc=0 cmd
   sync "$db"  # no writeback of the fresh copy (4 GB in the scale case) during the measured run
   case "$poller" in
-    status-poller) cmd=("$bin" run --database "$db" --bundle-id "$bundle" --production-url "$url"
+    status-poller) cmd=("$poller_bin" run --database "$db" --bundle-id "$bundle" --production-url "$url"
                         --sandbox-url "${url%/verifyReceipt}/sandbox/verifyReceipt" --concurrency "$c"
                         --report json --now "$now_iso") ;;
     python) cmd=("$py" "$root/Scripts/bench/peer_inapppy.py" --database "$db" --url "$url" --concurrency "$c"
@@ -323,7 +329,7 @@ say "summary (release build, $(nproc) cores, $(date -u +%Y-%m-%d))"
 print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"
-if [ "$quick" -eq 0 ] && [[ ",$cases," == *,c8-L50,* && ",$cases," == *,c64-L50,* && ",$cases," == *,c256-L200,* && ",$cases," == *,c256-L50,* ]]; then
+if [ "$quick" -eq 0 ] && [ "$poller_bin" = "$bin" ] && [[ ",$cases," == *,c8-L50,* && ",$cases," == *,c64-L50,* && ",$cases," == *,c256-L200,* && ",$cases," == *,c256-L50,* ]]; then
   mkdir -p docs
   plot=docs/performance.png
 fi

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
 
 /// A verifyReceipt stand-in for benchmarks: every receipt gets a valid answer of one fixed shape
 /// after a fixed latency, over HTTP/1.1 keep-alive, with as little work per request as possible
@@ -30,25 +29,9 @@ public struct LeanStandIn: Sendable {
         let standIn = self
         router.post("verifyReceipt") { request, _ in try await standIn.respond(request, environment: "Production") }
         router.post("sandbox/verifyReceipt") { request, _ in try await standIn.respond(request, environment: "Sandbox") }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
         var quiet = logger
         quiet.logLevel = .warning
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "AppStoreStandIn"),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: quiet)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigint, .sigterm], logger: quiet))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            group.addTask {
-                for await bound in ports { onReady(SimulatorServer.endpoints(host: host, port: bound)) }
-            }
-            try await group.waitForAll()
-        }
+        try await SimulatorServer.runUntilSignalled(router: router, host: host, port: port, logger: quiet, onReady: onReady)
     }
 
     func respond(_ request: Request, environment: String) async throws -> Response {

@@ -50,7 +50,15 @@ public enum SimulatorServer {
         _ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger,
         onReady: @escaping @Sendable (Endpoints) -> Void
     ) async throws {
-        let (app, ports) = application(simulator, host: host, port: port, logger: logger)
+        try await runUntilSignalled(router: router(simulator), host: host, port: port, logger: logger, onReady: onReady)
+    }
+
+    /// Serves `router` until SIGINT or SIGTERM; shared by the simulator and the lean stand-in.
+    static func runUntilSignalled(
+        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger,
+        onReady: @escaping @Sendable (Endpoints) -> Void
+    ) async throws {
+        let (app, ports) = application(router: router, host: host, port: port, logger: logger)
         let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
@@ -67,6 +75,11 @@ public enum SimulatorServer {
     }
 
     static func application(_ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger?) -> (some ApplicationProtocol, AsyncStream<Int>) {
+        application(router: router(simulator), host: host, port: port, logger: logger)
+    }
+
+    /// The simulator's routes: both verifyReceipt endpoints and the admin routes.
+    static func router(_ simulator: AppStoreSimulator) -> Router<BasicRequestContext> {
         let router = Router()
         router.post("verifyReceipt") { request, _ in
             try await respond(simulator, .production, request)
@@ -75,6 +88,12 @@ public enum SimulatorServer {
             try await respond(simulator, .sandbox, request)
         }
         addAdminRoutes(router, simulator)
+        return router
+    }
+
+    /// `router` on `host`:`port`, and a stream that yields the bound port once listening. Quiet
+    /// unless a logger is given.
+    static func application(router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger?) -> (some ApplicationProtocol, AsyncStream<Int>) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         var quiet = logger ?? Logger(label: "app-store-simulator")
         if logger == nil { quiet.logLevel = .critical }
