@@ -204,13 +204,15 @@ import Testing
         }
     }
 
+    /// Margins wide enough for a loaded machine: the slow answer comes five times later than the
+    /// timeout, which is itself far above any plausible stall of a loopback answer.
     @Test func slowAnswerTimesOutAndIsRetried() async throws {
-        try await withClient(attempts: 2, timeout: .milliseconds(300)) { server, client in
-            await server.script("R1", [.delayed(.seconds(2), .json(Self.valid)), .json(Self.valid)])
+        try await withClient(attempts: 2, timeout: .seconds(2)) { server, client in
+            await server.script("R1", [.delayed(.seconds(10), .json(Self.valid)), .json(Self.valid)])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(answer(verification)?.status == .valid)
             #expect(verification.stats.retries == 1)
-            await server.script("R2", [.delayed(.seconds(2), .json(Self.valid))])
+            await server.script("R2", [.delayed(.seconds(10), .json(Self.valid))])
             let exhausted = try await client.verify(receipt: "R2", logger: logger)
             #expect(failure(exhausted)?.reason == .timeout)
         }
@@ -229,7 +231,7 @@ import Testing
     /// The deadline bounds the whole exchange: a body trickled a byte at a time, each byte well
     /// inside any idle timeout, still ends at the request timeout.
     @Test func aTrickledBodyEndsAtTheRequestTimeout() async throws {
-        try await withClient(attempts: 2, timeout: .seconds(1)) { server, client in
+        try await withClient(attempts: 2, timeout: .seconds(3)) { server, client in
             await server.script("R1", [.trickle(.milliseconds(100))])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(failure(verification)?.reason == .timeout)

@@ -23,7 +23,8 @@ public final class VerifyReceiptClient: Sendable {
         http = KeepAliveHTTPClient(configuration: .init(
             connectTimeout: configuration.connectTimeout,
             maxIdleConnectionsPerEndpoint: configuration.maxConnectionsPerHost,
-            maxResponseBytes: configuration.maxResponseBytes))
+            maxResponseBytes: configuration.maxResponseBytes,
+            tls: configuration.tls))
     }
 
     /// Runs `body` with a client and closes its connections afterwards, whether `body` returns or throws.

@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 
 /// Where and how to reach verifyReceipt. Both URLs are settings so that tests and the simulator
 /// can stand in for Apple.
@@ -22,6 +23,8 @@ public struct VerifyReceiptConfiguration: Sendable {
     public var connectTimeout: Duration
     /// Largest body read; a receipt with years of renewals stays far below it.
     public var maxResponseBytes: Int
+    /// TLS for https URLs: the system's trust roots and full certificate verification by default.
+    public var tls: TLSConfiguration
     /// Connections kept per host; the run's concurrency should not exceed it by much.
     public var maxConnectionsPerHost: Int
     /// When and how often to try again.
@@ -35,6 +38,7 @@ public struct VerifyReceiptConfiguration: Sendable {
         requestTimeout: Duration = .seconds(10),
         connectTimeout: Duration = .seconds(3),
         maxResponseBytes: Int = 8 << 20,
+        tls: TLSConfiguration = .makeClientConfiguration(),
         maxConnectionsPerHost: Int = 64,
         retry: RetryPolicy = RetryPolicy()
     ) {
@@ -45,6 +49,7 @@ public struct VerifyReceiptConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.connectTimeout = connectTimeout
         self.maxResponseBytes = maxResponseBytes
+        self.tls = tls
         self.maxConnectionsPerHost = maxConnectionsPerHost
         self.retry = retry
     }

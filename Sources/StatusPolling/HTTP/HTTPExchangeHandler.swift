@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// The end of a connection's pipeline: writes one request (head, body and end in one flush),
 /// collects the answer, and completes the request's promise exactly once — with the answer, or
@@ -72,6 +73,9 @@ final class HTTPExchangeHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is HTTPParserError {
             fail(.malformedResponse("\(error)"), context: context)
+        } else if error is NIOSSLError || error is BoringSSLError {
+            // An untrusted certificate, a name mismatch, no common protocol: say so.
+            fail(.connectFailed("TLS: \(String(describing: error).prefix(200))"), context: context)
         } else {
             fail(.connectionClosed(afterResponseStarted: head != nil), context: context)
         }

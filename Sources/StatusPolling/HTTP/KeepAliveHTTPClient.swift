@@ -21,11 +21,17 @@ public final class KeepAliveHTTPClient: Sendable {
         public var maxIdleConnectionsPerEndpoint: Int
         /// Largest body read; a larger answer fails and its connection is closed.
         public var maxResponseBytes: Int
+        /// TLS for https endpoints: the system's trust roots and full verification by default.
+        public var tls: TLSConfiguration
 
-        public init(connectTimeout: Duration = .seconds(3), maxIdleConnectionsPerEndpoint: Int = 64, maxResponseBytes: Int = 8 << 20) {
+        public init(
+            connectTimeout: Duration = .seconds(3), maxIdleConnectionsPerEndpoint: Int = 64, maxResponseBytes: Int = 8 << 20,
+            tls: TLSConfiguration = .makeClientConfiguration()
+        ) {
             self.connectTimeout = connectTimeout
             self.maxIdleConnectionsPerEndpoint = maxIdleConnectionsPerEndpoint
             self.maxResponseBytes = maxResponseBytes
+            self.tls = tls
         }
     }
 
@@ -117,19 +123,41 @@ public final class KeepAliveHTTPClient: Sendable {
         let tls = endpoint.useTLS ? try tlsContext() : nil
         let maxBodyBytes = configuration.maxResponseBytes
         let serverHostname = endpoint.host.contains(":") || endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : endpoint.host
-        let bootstrap = ClientBootstrap(group: group)
+        // The connection's loop is picked first, so the TLS handshake's promise can be made here.
+        let loop = group.next()
+        let handshake = tls == nil ? nil : loop.makePromise(of: Void.self)
+        let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(min(TimeAmount(configuration.connectTimeout), remaining))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
+                    if let tls, let handshake {
+                        try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                        try pipeline.addHandler(TLSHandshakeHandler(handshake: handshake, deadline: deadline))
+                    }
                     try pipeline.addHTTPClientHandlers()
                     try pipeline.addHandler(HTTPExchangeHandler(maxBodyBytes: maxBodyBytes))
                 }
             }
         do {
-            return try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+            let channel: any Channel
+            do {
+                channel = try await bootstrap.connect(host: endpoint.host, port: endpoint.port).get()
+            } catch {
+                handshake?.fail(error)
+                throw error
+            }
+            if let handshake {
+                // Hand the connection out only once TLS is up; a failed handshake says why.
+                do { try await handshake.futureResult.get() } catch {
+                    channel.close(promise: nil)
+                    throw error
+                }
+            }
+            return channel
+        } catch let error as HTTPExchangeError {
+            throw error
         } catch ChannelError.connectTimeout {
             throw NIODeadline.now() >= deadline ? HTTPExchangeError.timedOut : HTTPExchangeError.connectFailed("connection to \(endpoint.hostHeader) timed out")
         } catch {
@@ -137,11 +165,11 @@ public final class KeepAliveHTTPClient: Sendable {
         }
     }
 
-    /// One TLS context for every https connection, with the system's trust roots.
+    /// One TLS context for every https connection, made on first use.
     private func tlsContext() throws -> NIOSSLContext {
         try tls.withLock { context in
             if let context { return context }
-            let made = try NIOSSLContext(configuration: .makeClientConfiguration())
+            let made = try NIOSSLContext(configuration: configuration.tls)
             context = made
             return made
         }

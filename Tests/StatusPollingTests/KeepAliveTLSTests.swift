@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import Testing
+
+@testable import StatusPolling
+
+/// https through the lean client, against a real TLS server on loopback: Apple's endpoints are
+/// https, so the handshake, SNI and certificate verification must work, and an untrusted
+/// certificate must fail. The certificate is a self-signed test fixture for localhost only.
+@Suite struct KeepAliveTLSTests {
+    static let valid = AppleJSON.valid(transactions: [AppleJSON.Transaction()], renewals: [AppleJSON.Renewal()])
+
+    /// A TLS server answering every POST with a valid verifyReceipt answer; `body` gets its port.
+    func withTLSServer<T: Sendable>(_ body: (Int) async throws -> T) async throws -> T {
+        let certificate = try NIOSSLCertificate(bytes: Array(try Fixture.data("localhost-cert.pem")), format: .pem)
+        let key = try NIOSSLPrivateKey(bytes: Array(try Fixture.data("localhost-key.pem")), format: .pem)
+        let router = Router()
+        router.post("verifyReceipt") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Self.valid)))
+        }
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        var quiet = Logger(label: "tls-server")
+        quiet.logLevel = .critical
+        let app = Application(
+            router: router,
+            server: try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                continuation.yield(channel.localAddress?.port ?? 0)
+                continuation.finish()
+            },
+            logger: quiet)
+        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
+            do {
+                let result = try await body(port)
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return result
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+        }
+    }
+
+    func configuration(port: Int, tls: TLSConfiguration) -> VerifyReceiptConfiguration {
+        let url = "https://localhost:\(port)/verifyReceipt"
+        return VerifyReceiptConfiguration(
+            productionURL: url, sandboxURL: url, sharedSecret: SharedSecret("s"), requestTimeout: .seconds(30), tls: tls,
+            retry: RetryPolicy(maxAttempts: 1))
+    }
+
+    @Test func httpsWithATrustedCertificateAnswers() async throws {
+        try await withTLSServer { port in
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(try Fixture.data("localhost-cert.pem")), format: .pem)])
+            try await VerifyReceiptClient.withClient(configuration(port: port, tls: tls)) { client in
+                for receipt in ["R1", "R2", "R3"] {
+                    let verification = try await client.verify(receipt: receipt, logger: Logger(label: "test"))
+                    guard case .answered(let response) = verification.result else {
+                        Issue.record("no answer over https: \(verification.result)")
+                        return
+                    }
+                    #expect(response.status == .valid)
+                    #expect(response.receipt?.bundleID == AppleJSON.bundleID)
+                }
+            }
+        }
+    }
+
+    @Test func anUntrustedCertificateIsATransportFailure() async throws {
+        try await withTLSServer { port in
+            try await VerifyReceiptClient.withClient(configuration(port: port, tls: .makeClientConfiguration())) { client in
+                let verification = try await client.verify(receipt: "R1", logger: Logger(label: "test"))
+                guard case .failed(let failure) = verification.result else {
+                    Issue.record("a self-signed certificate must not be trusted by default")
+                    return
+                }
+                #expect(failure.reason == .transport)
+                #expect(failure.detail.contains("TLS"), "\(failure.detail)")
+                #expect(verification.stats.requests == 1)
+            }
+        }
+    }
+}
