@@ -98,6 +98,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 // Built before the tests so that CommandLineTests can run the real binary.
                 "status-poller",
                 .product(name: "Hummingbird", package: "hummingbird"),

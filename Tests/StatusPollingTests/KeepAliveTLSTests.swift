@@ -4,7 +4,6 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import ServiceLifecycle
 import Testing
 
 @testable import StatusPolling
@@ -23,33 +22,8 @@ import Testing
         router.post("verifyReceipt") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Self.valid)))
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var quiet = Logger(label: "tls-server")
-        quiet.logLevel = .critical
-        let app = Application(
-            router: router,
-            server: try .tls(.http1(), tlsConfiguration: .makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: quiet)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
-            do {
-                let result = try await body(port)
-                await services.triggerGracefulShutdown()
-                try await group.waitForAll()
-                return result
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
-        }
+        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: [.certificate(certificate)], privateKey: .privateKey(key))
+        return try await withLoopbackServer(router, server: try .tls(.http1(), tlsConfiguration: tls), body)
     }
 
     func configuration(port: Int, tls: TLSConfiguration) -> VerifyReceiptConfiguration {

@@ -90,32 +90,9 @@ actor ScriptedAppStore {
                 }
             }
         }
-        let (ports, continuation) = AsyncStream<Int>.makeStream()
-        var quiet = Logger(label: "scripted-app-store")
-        quiet.logLevel = .critical
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in
-                continuation.yield(channel.localAddress?.port ?? 0)
-                continuation.finish()
-            },
-            logger: quiet)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: quiet))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port > 0 else { throw CancellationError() }
+        return try await withLoopbackServer(router) { port in
             let base = "http://127.0.0.1:\(port)"
-            do {
-                let result = try await body(store, "\(base)/production/verifyReceipt", "\(base)/sandbox/verifyReceipt")
-                await services.triggerGracefulShutdown()
-                try await group.waitForAll()
-                return result
-            } catch {
-                await services.triggerGracefulShutdown()
-                throw error
-            }
+            return try await body(store, "\(base)/production/verifyReceipt", "\(base)/sandbox/verifyReceipt")
         }
     }
 
