@@ -30,8 +30,11 @@ struct CheckpointTracker {
         lastDispatched = max(lastDispatched, id)
     }
 
-    mutating func completed(_ id: Int64) {
-        inFlight.remove(id)
+    /// Marks a batch's rows done (they are handed to the writer together) and returns the
+    /// checkpoint that holds once the batch is written.
+    mutating func completed(_ ids: [Int64]) -> Int64 {
+        for id in ids { inFlight.remove(id) }
+        return checkpoint
     }
 
     /// Every dispatched row with an id up to this one is done.

@@ -130,8 +130,7 @@ public struct PollRun: Sendable {
                 func flush() {
                     let batch = pending
                     pending.removeAll(keepingCapacity: true)
-                    for result in batch { state.checkpoints.completed(result.row.id) }
-                    let checkpoint = state.checkpoints.checkpoint
+                    let checkpoint = state.checkpoints.completed(batch.map(\.row.id))
                     writing = true
                     group.addTask { .written(await Task { await write(batch, checkpoint: checkpoint) }.value) }
                 }
@@ -175,8 +174,8 @@ public struct PollRun: Sendable {
                 }
                 group.cancelAll()
                 if !pending.isEmpty {
-                    for result in pending { state.checkpoints.completed(result.row.id) }
-                    for row in await write(pending, checkpoint: state.checkpoints.checkpoint) { count(row, into: &report) }
+                    let checkpoint = state.checkpoints.completed(pending.map(\.row.id))
+                    for row in await write(pending, checkpoint: checkpoint) { count(row, into: &report) }
                     pending.removeAll()
                 }
             }
