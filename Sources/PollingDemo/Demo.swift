@@ -54,9 +54,9 @@ public enum Demo {
             let client = VerifyReceiptConfiguration(
                 productionURL: endpoints.productionURL, sandboxURL: endpoints.sandboxURL,
                 sharedSecret: SharedSecret(population.configuration.sharedSecret),
-                requestTimeout: configuration.requestTimeout, maxConnectionsPerHost: configuration.concurrency,
-                retry: configuration.retry)
-            return try await VerifyReceiptClient.withClient(client, jitter: seededJitter(configuration.seed)) { client in
+                requestTimeout: configuration.requestTimeout, retry: configuration.retry)
+            let http = KeepAliveHTTPClient.Configuration(maxIdleConnectionsPerEndpoint: configuration.concurrency)
+            return try await VerifyReceiptClient.withClient(client, http: http, jitter: seededJitter(configuration.seed)) { client in
                 var nights: [Night] = []
                 var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
                 var previousClock = enrolledAt
@@ -68,7 +68,7 @@ public enum Demo {
                     simulator.setClock(clock)
                     let run = PollRun(
                         configuration: .init(bundleID: population.configuration.bundleID, nowMs: clock, concurrency: configuration.concurrency),
-                        store: store, client: client, logger: logger)
+                        store: store, source: client, logger: logger)
                     let report = await run.run()
                     let (check, after) = try await TruthCheck.run(store: store, population: population, clockMs: clock, before: before)
                     let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, check: check)

@@ -85,11 +85,11 @@ extension SQLiteSubscriptionStore {
                 try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?"),
                 arguments: [chain, update.subscriptionID])
         {
-            let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", appleStatus: update.appleStatus)
+            let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
             try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
             try writeEvent(
                 db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                reason: "conflict", appleStatus: update.appleStatus.rawValue, old: previous, new: previous)
+                reason: "conflict", appleStatus: update.upstreamStatus.code, old: previous, new: previous)
             return .conflict(owner: owner)
         }
         try db.cachedStatement(sql: """
@@ -106,14 +106,14 @@ extension SQLiteSubscriptionStore {
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                 state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
                 update.latestReceipt,
-                update.verifiedAtMs, update.verifiedAtMs, update.appleStatus.rawValue,
+                update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code,
                 update.subscriptionID,
             ])
         if previous != state {
             let reason = SubscriptionTransition.between(previous, state, at: update.verifiedAtMs)
             try writeEvent(
                 db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                reason: reason.rawValue, appleStatus: update.appleStatus.rawValue, old: previous, new: state)
+                reason: reason.rawValue, appleStatus: update.upstreamStatus.code, old: previous, new: state)
         }
         return .written(previous: previous)
     }
@@ -137,6 +137,6 @@ extension SQLiteSubscriptionStore {
                 last_attempt_at = ?, last_apple_status = ?, last_error_reason = ?, last_error = ?,
                 consecutive_failures = consecutive_failures + 1
             WHERE id = ?
-            """).execute(arguments: [ms, failure.appleStatus?.rawValue, failure.reason.rawValue, failure.detail, id])
+            """).execute(arguments: [ms, failure.upstreamStatus?.code, failure.reason.rawValue, failure.detail, id])
     }
 }

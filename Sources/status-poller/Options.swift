@@ -157,7 +157,6 @@ struct AppStoreSettings {
         VerifyReceiptConfiguration(
             productionURL: productionURL, sandboxURL: sandboxURL, sharedSecret: secret,
             requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
-            maxConnectionsPerHost: max(concurrency, 8),
             retry: RetryPolicy(maxAttempts: maxAttempts))
     }
 

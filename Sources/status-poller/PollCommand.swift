@@ -60,8 +60,9 @@ struct PollCommand {
         let configuration = PollRun.Configuration(
             bundleID: appStore.bundleID, nowMs: nowMs, selection: plan.selection, concurrency: appStore.concurrency,
             dryRun: dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: maxRate)
-        let report = try await VerifyReceiptClient.withClient(appStore.clientConfiguration(secret: secret)) { client in
-            await PollRun(configuration: configuration, store: store, client: client, logger: logger, stop: stop, progress: { progress.update($0) }).run()
+        let http = KeepAliveHTTPClient.Configuration(maxIdleConnectionsPerEndpoint: max(appStore.concurrency, 8))
+        let report = try await VerifyReceiptClient.withClient(appStore.clientConfiguration(secret: secret), http: http) { client in
+            await PollRun(configuration: configuration, store: store, source: client, logger: logger, stop: stop, progress: { progress.update($0) }).run()
         }
         progress.finish()
 

@@ -19,7 +19,7 @@ import Testing
     }
 
     func update(_ id: Int64, receipt: String, _ state: SubscriptionState, runID: Int64? = nil, newReceipt: String? = nil) -> ResultBatch.Result {
-        .verified(VerifiedUpdate(subscriptionID: id, runID: runID, receiptSent: receipt, state: state, latestReceipt: newReceipt, appleStatus: .valid, verifiedAtMs: t0))
+        .verified(VerifiedUpdate(subscriptionID: id, runID: runID, receiptSent: receipt, state: state, latestReceipt: newReceipt, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
     }
 
     @Test func oneBatchKeepsEveryCheckExactRowByRow() async throws {

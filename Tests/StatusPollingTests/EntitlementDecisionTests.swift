@@ -19,7 +19,7 @@ import Testing
     }
 
     func decide(_ json: String, _ row: SubscriptionRow) throws -> EntitlementDecision.Outcome {
-        EntitlementDecision.decide(response: try response(json), row: row, bundleID: AppleJSON.bundleID)
+        EntitlementDecision.decide(answer: try response(json).statusAnswer, row: row, bundleID: AppleJSON.bundleID)
     }
 
     /// A verified monthly subscriber, renewing automatically, expiring at t0 + 30 days.

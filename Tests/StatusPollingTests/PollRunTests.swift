@@ -29,10 +29,10 @@ import Testing
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
         let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: attempts, timeout: timeout)
-        return try await VerifyReceiptClient.withClient(configuration, jitter: { 0.5 }) { client in
+        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
             let run = PollRun(
                 configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, pageSize: pageSize, batchSize: batchSize, dryRun: dryRun),
-                store: db.store, client: client, logger: logger)
+                store: db.store, source: client, logger: logger)
             return await run.run()
         }
     }
@@ -362,7 +362,7 @@ import Testing
         report.unchanged = 1
         report.requests = 5
         report.retries = 2
-        report.countFailure(.init(.appleStatus, "x", appleStatus: .notAuthenticated))
+        report.countFailure(.init(.appleStatus, "x", upstreamStatus: .verifyReceipt(.notAuthenticated)))
         report.transitions = [.renewed: 1, .unchanged: 1]
         report.durationSeconds = 1.5
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])

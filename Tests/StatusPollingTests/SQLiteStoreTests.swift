@@ -177,7 +177,7 @@ import Testing
         try await withTemporaryDatabase { db in
             let id = try db.insert(userID: "u1", receipt: "R1", verified)
             let before = try db.contractColumns(id)
-            let failure = VerificationFailure(.appleStatus, "Apple answered status 21003", appleStatus: .notAuthenticated)
+            let failure = VerificationFailure(.appleStatus, "Apple answered status 21003", upstreamStatus: .verifyReceipt(.notAuthenticated))
             try await db.store.recordFailure(.init(subscriptionID: id, failure: failure, attemptedAtMs: t0))
             try await db.store.recordFailure(.init(subscriptionID: id, failure: failure, attemptedAtMs: t0 + 1))
             #expect(try db.contractColumns(id) == before)
@@ -196,7 +196,7 @@ import Testing
         try await withTemporaryDatabase { db in
             let id = try db.insert(userID: "u1", receipt: "R1")
             try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: t0))
-            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: verified, latestReceipt: "R1-NEW", appleStatus: .valid, verifiedAtMs: t0 + 5))
+            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: verified, latestReceipt: "R1-NEW", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 5))
             #expect(result == .written(previous: .unverified))
             let row = try #require(try await db.store.subscription(id: id))
             #expect(row.state == verified)
@@ -208,7 +208,7 @@ import Testing
             // Without a new latest_receipt the stored one stays.
             var renewed = verified
             renewed.expiresAt = t0 + 60 * day
-            #expect(try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1-NEW", state: renewed, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0 + 6)) == .written(previous: verified))
+            #expect(try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1-NEW", state: renewed, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 6)) == .written(previous: verified))
             #expect(try await db.store.subscription(id: id)?.latestReceipt == "R1-NEW")
             #expect(try await db.store.subscription(id: id)?.state == renewed)
         }
@@ -221,11 +221,11 @@ import Testing
             let before = try db.contractColumns(id)
             var renewed = verified
             renewed.expiresAt = t0 + 60 * day
-            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: renewed, latestReceipt: "R1-NEW", appleStatus: .valid, verifiedAtMs: t0))
+            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: renewed, latestReceipt: "R1-NEW", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
             #expect(result == .superseded)
             #expect(try db.contractColumns(id) == before)
             #expect(try db.rawRow(id)?["latest_receipt"] == "R2")
-            #expect(try await db.store.recordVerified(.init(subscriptionID: 999, receiptSent: "R1", state: renewed, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0)) == .missing)
+            #expect(try await db.store.recordVerified(.init(subscriptionID: 999, receiptSent: "R1", state: renewed, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0)) == .missing)
         }
     }
 
@@ -234,7 +234,7 @@ import Testing
             let owner = try db.insert(userID: "alice", receipt: "R-alice", verified)
             let replayer = try db.insert(userID: "mallory", receipt: "R-alice-copy")
             let before = try db.contractColumns(replayer)
-            let result = try await db.store.recordVerified(.init(subscriptionID: replayer, receiptSent: "R-alice-copy", state: verified, latestReceipt: "R-new", appleStatus: .valid, verifiedAtMs: t0))
+            let result = try await db.store.recordVerified(.init(subscriptionID: replayer, receiptSent: "R-alice-copy", state: verified, latestReceipt: "R-new", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
             #expect(result == .conflict(owner: owner))
             #expect(try db.contractColumns(replayer) == before)
             let raw = try #require(try db.rawRow(replayer))
@@ -258,7 +258,7 @@ import Testing
             // The poller's own write, which replaces the receipt with Apple's, clears the flag.
             var renewed = verified
             renewed.expiresAt = now + 30 * day
-            _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", appleStatus: .valid, verifiedAtMs: now))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: now))
             #expect(try db.rawRow(id)?["receipt_uploaded"] == 0)
             #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0).isEmpty)
             // A failure leaves it due.
@@ -272,7 +272,7 @@ import Testing
         try await withTemporaryDatabase { db in
             let a = try db.insert(userID: "a", receipt: "Ra", verified)
             let b = try db.insert(userID: "b", receipt: "Rb")
-            try await db.store.recordFailure(.init(subscriptionID: b, failure: .init(.appleStatus, "Apple answered status 21003", appleStatus: .notAuthenticated), attemptedAtMs: t0))
+            try await db.store.recordFailure(.init(subscriptionID: b, failure: .init(.appleStatus, "Apple answered status 21003", upstreamStatus: .verifyReceipt(.notAuthenticated)), attemptedAtMs: t0))
             let page = try await db.store.subscriptionsWithBookkeeping(after: 0, limit: 10)
             #expect(page.map(\.0.id) == [a, b])
             #expect(page[0].1 == SubscriptionBookkeeping())
@@ -285,14 +285,14 @@ import Testing
         try await withTemporaryDatabase { db in
             let id = try db.insert(userID: "u1", receipt: "R1")
             let runID = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
-            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
             // The same answer again: nothing changed, no event.
-            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0 + 1))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 1))
             var grace = verified
             grace.isInBillingRetry = true
             grace.gracePeriodExpiresAt = t0 + 46 * day
             grace.expirationIntent = 2
-            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: grace, latestReceipt: nil, appleStatus: .valid, verifiedAtMs: t0 + 31 * day))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: grace, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 31 * day))
             // A failure writes no event.
             try await db.store.recordFailure(.init(subscriptionID: id, runID: runID, failure: .init(.timeout, "slow"), attemptedAtMs: t0 + 32 * day))
             let events = try await db.store.history(userID: "u1")

@@ -6,9 +6,10 @@ import NIOHTTP1
 /// The verifyReceipt client: one receipt in, Apple's answer (or a classified failure) out, with
 /// the production → sandbox dance and the retries inside.
 ///
-/// One instance per process: it owns the HTTP client and its kept-alive connections. Use
-/// ``withClient(_:jitter:_:)`` so the connections are closed on every path.
-public final class VerifyReceiptClient: Sendable {
+/// The first ``SubscriptionStatusSource``: ``status(of:logger:)`` replays the row's receipt and
+/// maps Apple's answer into neutral terms. The HTTP client is injected, so every source of a
+/// process shares one pool of kept-alive connections; whoever created it shuts it down.
+public final class VerifyReceiptClient: SubscriptionStatusSource {
     public let configuration: VerifyReceiptConfiguration
     let http: KeepAliveHTTPClient
     /// Both endpoints, parsed once; nil when a URL is not http(s) (the CLI rejects that earlier).
@@ -16,33 +17,45 @@ public final class VerifyReceiptClient: Sendable {
     /// A uniform draw in [0, 1) for the backoff jitter; injectable so tests are deterministic.
     let jitter: @Sendable () -> Double
 
-    public init(configuration: VerifyReceiptConfiguration, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        configuration: VerifyReceiptConfiguration, http: KeepAliveHTTPClient,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.configuration = configuration
+        self.http = http
         self.jitter = jitter
         endpoints = (HTTPEndpoint(configuration.productionURL), HTTPEndpoint(configuration.sandboxURL))
-        http = KeepAliveHTTPClient(configuration: .init(
-            connectTimeout: configuration.connectTimeout,
-            maxIdleConnectionsPerEndpoint: configuration.maxConnectionsPerHost,
-            maxResponseBytes: configuration.maxResponseBytes,
-            tls: configuration.tls))
     }
 
-    /// Runs `body` with a client and closes its connections afterwards, whether `body` returns or throws.
+    /// Runs `body` with a client on an HTTP client of its own, shut down afterwards whether `body`
+    /// returns or throws: for tests and one-off uses. A job shares one HTTP client instead.
     public static func withClient<Result: Sendable>(
         _ configuration: VerifyReceiptConfiguration,
+        http: KeepAliveHTTPClient.Configuration = .init(),
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
         _ body: (VerifyReceiptClient) async throws -> Result
     ) async throws -> Result {
-        let client = VerifyReceiptClient(configuration: configuration, jitter: jitter)
-        let result: Result
-        do {
-            result = try await body(client)
-        } catch {
-            await client.http.shutdown()
-            throw error
+        try await KeepAliveHTTPClient.withClient(http) { http in
+            try await body(VerifyReceiptClient(configuration: configuration, http: http, jitter: jitter))
         }
-        await client.http.shutdown()
-        return result
+    }
+
+    /// Replays the row's receipt, starting in the environment its last answer came from, and maps
+    /// the answer for the entitlement decision.
+    public func status(of row: SubscriptionRow, logger: Logger) async throws -> StatusLookup {
+        let verification: Verification
+        do {
+            verification = try await verify(
+                receipt: row.latestReceipt, startingIn: .startingPoint(for: row), subscriptionID: row.id, logger: logger)
+        } catch let abort as RunAbort {
+            var stats = StatusLookup.Stats()
+            stats.requests = 1
+            return StatusLookup(result: .credentialsRejected(abort), stats: stats)
+        }
+        switch verification.result {
+        case .answered(let response): return StatusLookup(result: .answered(response.statusAnswer), stats: verification.stats)
+        case .failed(let failure): return StatusLookup(result: .failed(failure), stats: verification.stats)
+        }
     }
 
     /// Verifies one receipt, starting with `environment` (production unless the row is known to be
@@ -53,7 +66,7 @@ public final class VerifyReceiptClient: Sendable {
         receipt: String, startingIn environment: AppStoreEnvironment = .production, subscriptionID: Int64? = nil, logger: Logger
     ) async throws -> Verification {
         var environment = environment
-        var stats = Verification.Stats()
+        var stats = StatusLookup.Stats()
         var environmentSwitches = 0
         var attempt = 1
         var retriedMalformed = false
@@ -61,8 +74,8 @@ public final class VerifyReceiptClient: Sendable {
             try Task.checkCancellation()
             stats.requests += 1
             let exchange = try await send(receipt: receipt, to: environment, logger: logger)
-            if stats.deprecation == nil { stats.deprecation = exchange.deprecation }
-            let failure: VerificationFailure
+            if stats.deprecation == nil { stats.deprecation = exchange.deprecation.map { DeprecationNotice(backend: .verifyReceipt, headers: $0) } }
+            var failure: VerificationFailure
             var retryAfter: Duration? = nil
             var retryable: Bool
             switch exchange.outcome {
@@ -77,14 +90,16 @@ public final class VerifyReceiptClient: Sendable {
                     environment = status == .sandboxReceiptInProduction ? .sandbox : .production
                     continue
                 }
-                failure = VerificationFailure(.appleStatus, "Apple answered status \(status)", appleStatus: status)
+                failure = VerificationFailure(.appleStatus, "Apple answered status \(status)", upstreamStatus: .verifyReceipt(status))
                 switch status.retryDecision(isRetryable: response.isRetryable) {
                 case .retry: retryable = true; stats.throttled += 1
                 case .retryOnce: retryable = !retriedMalformed; retriedMalformed = true
                 case .fail: retryable = false
                 }
+                failure.isTransient = retryable
             case .transient(let transient, let after):
                 failure = transient
+                failure.isTransient = true
                 retryAfter = after
                 retryable = true
                 if let code = transient.httpStatus, code == 429 || code >= 500 { stats.throttled += 1 }
@@ -105,53 +120,3 @@ public final class VerifyReceiptClient: Sendable {
     }
 }
 
-/// Which of Apple's two verifyReceipt endpoints.
-public enum AppStoreEnvironment: String, Sendable {
-    case production = "Production"
-    case sandbox = "Sandbox"
-}
-
-/// Errors that stop the whole run rather than one receipt.
-public enum RunAbort: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Apple answered 21004: every further request would fail the same way.
-    case sharedSecretMismatch
-
-    public var description: String {
-        switch self {
-        case .sharedSecretMismatch:
-            return "Apple answered 21004: the shared secret does not match this app's. Check APPSTORE_SHARED_SECRET or --shared-secret-file (App Store Connect → the app → App-Specific Shared Secret). The run stopped before sending more requests."
-        }
-    }
-}
-
-/// The result of verifying one receipt, with what it cost.
-public struct Verification: Sendable {
-    public enum Result: Sendable {
-        /// Apple answered with a receipt to decide on (status 0 or 21006).
-        case answered(VerifyReceiptResponse)
-        /// No usable answer; the row keeps its entitlement.
-        case failed(VerificationFailure)
-    }
-
-    /// Requests and retries spent on one receipt, and any deprecation notice Apple sent.
-    public struct Stats: Sendable, Equatable {
-        public var requests = 0
-        public var retries = 0
-        /// Answers that asked to slow down: HTTP 429, a 5xx, or a status Apple says to retry.
-        public var throttled = 0
-        /// The `Deprecation` / `Sunset` headers, when Apple sent them.
-        public var deprecation: String?
-        public init() {}
-    }
-
-    public var result: Result
-    public var stats: Stats
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs and timeouts.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
-}

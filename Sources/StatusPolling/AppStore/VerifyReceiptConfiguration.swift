@@ -1,5 +1,3 @@
-import Foundation
-import NIOSSL
 
 /// Where and how to reach verifyReceipt. Both URLs are settings so that tests and the simulator
 /// can stand in for Apple.
@@ -8,6 +6,9 @@ public struct VerifyReceiptConfiguration: Sendable {
     public static let appleProductionURL = "https://buy.itunes.apple.com/verifyReceipt"
     /// Apple's sandbox endpoint.
     public static let appleSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
+
+    /// The request deadline unless configured (`--request-timeout`).
+    public static let defaultRequestTimeout: Duration = .seconds(10)
 
     /// Tried first for every receipt, as Apple requires.
     public var productionURL: String
@@ -19,14 +20,6 @@ public struct VerifyReceiptConfiguration: Sendable {
     public var excludeOldTransactions: Bool
     /// Deadline for one request, connection included. Apple publishes none.
     public var requestTimeout: Duration
-    /// Connection set-up limit, shorter than the request deadline so a dead host fails fast.
-    public var connectTimeout: Duration
-    /// Largest body read; a receipt with years of renewals stays far below it.
-    public var maxResponseBytes: Int
-    /// TLS for https URLs: the system's trust roots and full certificate verification by default.
-    public var tls: TLSConfiguration
-    /// Connections kept per host; the run's concurrency should not exceed it by much.
-    public var maxConnectionsPerHost: Int
     /// When and how often to try again.
     public var retry: RetryPolicy
 
@@ -35,11 +28,7 @@ public struct VerifyReceiptConfiguration: Sendable {
         sandboxURL: String = Self.appleSandboxURL,
         sharedSecret: SharedSecret,
         excludeOldTransactions: Bool = true,
-        requestTimeout: Duration = .seconds(10),
-        connectTimeout: Duration = .seconds(3),
-        maxResponseBytes: Int = 8 << 20,
-        tls: TLSConfiguration = .makeClientConfiguration(),
-        maxConnectionsPerHost: Int = 64,
+        requestTimeout: Duration = Self.defaultRequestTimeout,
         retry: RetryPolicy = RetryPolicy()
     ) {
         self.productionURL = productionURL
@@ -47,10 +36,6 @@ public struct VerifyReceiptConfiguration: Sendable {
         self.sharedSecret = sharedSecret
         self.excludeOldTransactions = excludeOldTransactions
         self.requestTimeout = requestTimeout
-        self.connectTimeout = connectTimeout
-        self.maxResponseBytes = maxResponseBytes
-        self.tls = tls
-        self.maxConnectionsPerHost = maxConnectionsPerHost
         self.retry = retry
     }
 }

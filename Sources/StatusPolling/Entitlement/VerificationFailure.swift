@@ -11,11 +11,11 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
         case httpStatus = "http_status"
         /// HTTP 200 with a body that is not JSON (Apple's outage pages), after every attempt.
         case notJSON = "not_json"
-        /// JSON, but not of verifyReceipt's shape (a value of the wrong type, no status).
+        /// JSON, but not of the backend's shape (a value of the wrong type, no status).
         case unexpectedResponse = "unexpected_response"
-        /// A non-zero Apple status that is final or stayed after every attempt.
+        /// An Apple status other than success that is final or stayed after every attempt.
         case appleStatus = "apple_status"
-        /// `receipt.bundle_id` is another app's.
+        /// The answer is for another app's bundle id.
         case bundleMismatch = "bundle_mismatch"
         /// The row's `original_transaction_id` is not in the answer (another receipt was uploaded).
         case chainNotInReceipt = "chain_not_in_receipt"
@@ -32,16 +32,20 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
     public var reason: Reason
     /// A short human explanation. Never holds a receipt or the shared secret.
     public var detail: String
-    /// Apple's status when one was answered.
-    public var appleStatus: VerifyReceiptStatus?
+    /// The backend's status when one was answered.
+    public var upstreamStatus: UpstreamStatus?
     /// The HTTP status when one was answered.
     public var httpStatus: Int?
+    /// The backend failed in a way that may pass (a timeout, a 5xx, an outage page, a status
+    /// Apple says to retry), as opposed to an answer that will stay the same for this row.
+    public var isTransient: Bool
 
-    public init(_ reason: Reason, _ detail: String, appleStatus: VerifyReceiptStatus? = nil, httpStatus: Int? = nil) {
+    public init(_ reason: Reason, _ detail: String, upstreamStatus: UpstreamStatus? = nil, httpStatus: Int? = nil, isTransient: Bool = false) {
         self.reason = reason
         self.detail = detail
-        self.appleStatus = appleStatus
+        self.upstreamStatus = upstreamStatus
         self.httpStatus = httpStatus
+        self.isTransient = isTransient
     }
 
     public var description: String { "\(reason.rawValue): \(detail)" }

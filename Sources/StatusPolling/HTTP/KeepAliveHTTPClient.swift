@@ -70,6 +70,22 @@ public final class KeepAliveHTTPClient: Sendable {
         }
     }
 
+    /// Runs `body` with a new client and shuts it down afterwards, whether `body` returns or throws.
+    public static func withClient<Result: Sendable>(
+        _ configuration: Configuration, _ body: (KeepAliveHTTPClient) async throws -> Result
+    ) async throws -> Result {
+        let client = KeepAliveHTTPClient(configuration: configuration)
+        let result: Result
+        do {
+            result = try await body(client)
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        await client.shutdown()
+        return result
+    }
+
     /// Closes every idle connection. Requests still running keep theirs until they finish.
     public func shutdown() async {
         let channels = idle.withLock { pools in

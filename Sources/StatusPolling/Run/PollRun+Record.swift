@@ -7,12 +7,12 @@ extension PollRun {
             /// The failure was recorded in the bookkeeping (or would be, in a dry run).
             case failed(VerificationFailure)
             /// The verified state went to the store, which answered `written`.
-            case verified(SubscriptionState, status: VerifyReceiptStatus, written: VerifiedWriteResult)
+            case verified(SubscriptionState, status: UpstreamStatus, written: VerifiedWriteResult)
             /// The store could not write the row; its entitlement is untouched.
             case storeError(String)
         }
         var row: SubscriptionRow
-        var stats: Verification.Stats
+        var stats: StatusLookup.Stats
         var outcome: Outcome
     }
 
@@ -49,7 +49,7 @@ extension PollRun {
         case .adopt(let state, let receipt, let status):
             return .verified(.init(
                 subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
-                appleStatus: status, verifiedAtMs: configuration.nowMs))
+                upstreamStatus: status, verifiedAtMs: configuration.nowMs))
         }
     }
 
@@ -121,7 +121,7 @@ extension PollRun {
                     ])
                 }
             case .conflict(let owner):
-                let failure = VerificationFailure(.conflict, "original_transaction_id \(state.originalTransactionID ?? "") belongs to subscription \(owner)", appleStatus: status)
+                let failure = VerificationFailure(.conflict, "original_transaction_id \(state.originalTransactionID ?? "") belongs to subscription \(owner)", upstreamStatus: status)
                 report.countFailure(failure)
                 logger.warning("receipt belongs to another subscription; nothing granted", metadata: ["subscription.id": "\(id)", "owner": "\(owner)"])
             case .superseded:

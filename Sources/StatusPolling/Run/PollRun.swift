@@ -57,7 +57,8 @@ public struct PollRun: Sendable {
 
     public var configuration: Configuration
     public var store: any SubscriptionStore
-    public var client: VerifyReceiptClient
+    /// Where each row's status comes from (verifyReceipt, or another backend).
+    public var source: any SubscriptionStatusSource
     public var logger: Logger
     /// Requested on SIGTERM/SIGINT by the executable.
     public var stop: StopSignal
@@ -67,13 +68,13 @@ public struct PollRun: Sendable {
     public var elapsed: @Sendable () -> ContinuousClock.Instant
 
     public init(
-        configuration: Configuration, store: any SubscriptionStore, client: VerifyReceiptClient, logger: Logger,
+        configuration: Configuration, store: any SubscriptionStore, source: any SubscriptionStatusSource, logger: Logger,
         stop: StopSignal = StopSignal(), progress: @escaping @Sendable (RunProgress) -> Void = { _ in },
         elapsed: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         self.configuration = configuration
         self.store = store
-        self.client = client
+        self.source = source
         self.logger = logger
         self.stop = stop
         self.progress = progress
@@ -93,8 +94,8 @@ public struct PollRun: Sendable {
         case written([WrittenRow])
     }
 
-    /// Runs to the end of the selection, or until stopped. Never throws: an abort (21004, the
-    /// store unreadable) and an interruption are in the report, with the counts of what was done.
+    /// Runs to the end of the selection, or until stopped. Never throws: an abort (credentials
+    /// rejected, the store unreadable) and an interruption are in the report, with the counts of what was done.
     public func run() async -> RunReport {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
@@ -150,7 +151,7 @@ public struct PollRun: Sendable {
                         inFlight -= 1
                         state.limit.record(throttled: result.stats.throttled > 0)
                         if !state.deprecationLogged, let notice = result.stats.deprecation {
-                            logger.warning("verifyReceipt is deprecated by Apple", metadata: ["headers": "\(notice)"])
+                            logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
                             state.deprecationLogged = true
                         }
                         pending.append(result)
@@ -208,28 +209,29 @@ public struct PollRun: Sendable {
     /// What one row came to before anything is written.
     struct RowResult: Sendable {
         enum Decision: Sendable {
-            case adopt(SubscriptionState, latestReceipt: String?, status: VerifyReceiptStatus)
+            case adopt(SubscriptionState, latestReceipt: String?, status: UpstreamStatus)
             case fail(VerificationFailure)
         }
         var row: SubscriptionRow
         var decision: Decision
-        var stats: Verification.Stats
+        var stats: StatusLookup.Stats
     }
 
     /// Verifies and decides one row; no writes here, so many can run at once.
     func verify(_ row: SubscriptionRow) async throws -> RowResult {
-        let start: AppStoreEnvironment = row.state.environment == AppStoreEnvironment.sandbox.rawValue ? .sandbox : .production
-        let verification = try await client.verify(receipt: row.latestReceipt, startingIn: start, subscriptionID: row.id, logger: logger)
-        switch verification.result {
+        let lookup = try await source.status(of: row, logger: logger)
+        switch lookup.result {
+        case .credentialsRejected(let abort):
+            throw abort
         case .failed(let failure):
-            return RowResult(row: row, decision: .fail(failure), stats: verification.stats)
-        case .answered(let response):
-            switch EntitlementDecision.decide(response: response, row: row, bundleID: configuration.bundleID) {
+            return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)
+        case .answered(let answer):
+            switch EntitlementDecision.decide(answer: answer, row: row, bundleID: configuration.bundleID) {
             case .adopt(let state, let receipt):
-                return RowResult(row: row, decision: .adopt(state, latestReceipt: receipt, status: response.status), stats: verification.stats)
+                return RowResult(row: row, decision: .adopt(state, latestReceipt: receipt, status: answer.upstreamStatus), stats: lookup.stats)
             case .reject(var failure):
-                failure.appleStatus = response.status
-                return RowResult(row: row, decision: .fail(failure), stats: verification.stats)
+                failure.upstreamStatus = answer.upstreamStatus
+                return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)
             }
         }
     }

@@ -20,8 +20,8 @@ extension RunReport {
         if failed > 0 {
             let reasons = failedByReason.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
             failedLine += "  (" + reasons.joined(separator: ", ")
-            if !failedByAppleStatus.isEmpty {
-                failedLine += "; Apple status " + failedByAppleStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+            if !failedByUpstreamStatus.isEmpty {
+                failedLine += "; Apple status " + failedByUpstreamStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
             }
             failedLine += ") — their access is unchanged"
         }

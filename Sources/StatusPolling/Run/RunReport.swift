@@ -17,8 +17,8 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var superseded = 0
     /// Rows that failed, by reason. Their entitlement columns were not touched.
     public var failedByReason: [VerificationFailure.Reason: Int] = [:]
-    /// Final Apple statuses of failed rows (e.g. 21003, 21010), by code.
-    public var failedByAppleStatus: [Int: Int] = [:]
+    /// Final statuses of failed rows, by backend and code (e.g. verifyReceipt 21003).
+    public var failedByUpstreamStatus: [UpstreamStatus: Int] = [:]
     /// What the updates were, in lifecycle terms.
     public var transitions: [SubscriptionTransition: Int] = [:]
     /// HTTP requests sent, environment switches and retries included.
@@ -41,7 +41,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
-        case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status"
+        case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, abandoned, checkpoint
     }
@@ -58,6 +58,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(failed, forKey: .failed)
         try c.encode(failedByReason, forKey: .failedByReason)
         try c.encode(failedByAppleStatus, forKey: .failedByAppleStatus)
+        try c.encode(Dictionary(uniqueKeysWithValues: failedByUpstreamStatus.map { ($0.key.description, $0.value) }), forKey: .failedByUpstreamStatus)
         try c.encode(transitions, forKey: .transitions)
         try c.encode(requests, forKey: .requests)
         try c.encode(retries, forKey: .retries)
@@ -76,12 +77,18 @@ public struct RunReport: Sendable, Equatable, Encodable {
         self.dryRun = dryRun
     }
 
+    /// Final Apple status codes of failed rows, whatever the backend (the report's JSON has kept
+    /// this key since the first release; `failed_by_upstream_status` names the backend).
+    public var failedByAppleStatus: [Int: Int] {
+        failedByUpstreamStatus.reduce(into: [:]) { codes, entry in codes[entry.key.code, default: 0] += entry.value }
+    }
+
     /// Rows that failed, whatever the reason.
     public var failed: Int { failedByReason.values.reduce(0, +) }
 
     mutating func countFailure(_ failure: VerificationFailure) {
         failedByReason[failure.reason, default: 0] += 1
-        if let status = failure.appleStatus, status != .valid { failedByAppleStatus[status.rawValue, default: 0] += 1 }
+        if let status = failure.upstreamStatus, failure.reason == .appleStatus { failedByUpstreamStatus[status, default: 0] += 1 }
     }
 
     /// The process exit code this report maps to (documented in the README and `--help`).

@@ -61,16 +61,17 @@ public struct VerifiedUpdate: Sendable, Equatable {
     public var state: SubscriptionState
     /// Apple's `latest_receipt`, stored in place of the one sent; nil keeps the one sent.
     public var latestReceipt: String?
-    public var appleStatus: VerifyReceiptStatus
+    /// The backend's status of the answer, for the bookkeeping and the audit trail.
+    public var upstreamStatus: UpstreamStatus
     public var verifiedAtMs: Int64
 
-    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, latestReceipt: String?, appleStatus: VerifyReceiptStatus, verifiedAtMs: Int64) {
+    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64) {
         self.subscriptionID = subscriptionID
         self.runID = runID
         self.receiptSent = receiptSent
         self.state = state
         self.latestReceipt = latestReceipt
-        self.appleStatus = appleStatus
+        self.upstreamStatus = upstreamStatus
         self.verifiedAtMs = verifiedAtMs
     }
 }

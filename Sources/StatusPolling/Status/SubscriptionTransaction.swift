@@ -1,0 +1,29 @@
+/// One purchase or renewal of an auto-renewable subscription, in the fields the entitlement
+/// decision reads (verifyReceipt's `latest_receipt_info` entry, the Server API's signed transaction).
+public struct SubscriptionTransaction: Sendable, Equatable {
+    public var productID: String?
+    public var transactionID: String?
+    /// Shared by every renewal of one subscription: the chain.
+    public var originalTransactionID: String?
+    /// ms since 1970.
+    public var purchaseDateMs: Int64?
+    /// ms since 1970; nil for a purchase that is not a subscription.
+    public var expiresDateMs: Int64?
+    /// When Apple refunded or revoked it, ms (verifyReceipt's `cancellation_date_ms`).
+    public var revocationDateMs: Int64?
+    /// The user upgraded away from this transaction.
+    public var isUpgraded: Bool
+
+    public init(
+        productID: String?, transactionID: String? = nil, originalTransactionID: String?, purchaseDateMs: Int64? = nil,
+        expiresDateMs: Int64?, revocationDateMs: Int64? = nil, isUpgraded: Bool = false
+    ) {
+        self.productID = productID
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.purchaseDateMs = purchaseDateMs
+        self.expiresDateMs = expiresDateMs
+        self.revocationDateMs = revocationDateMs
+        self.isUpgraded = isUpgraded
+    }
+}
