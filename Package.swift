@@ -26,8 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
-        // The domain: wire models, the pure entitlement decision, the verifyReceipt client and the
-        // run pipeline. It knows the store only through the `SubscriptionStore` protocol.
+        // The library that owns the job: the pure entitlement decision, the run pipeline and
+        // `PollJob` (lock, run history, signals, report, metrics), over two seams — a status
+        // source (`SubscriptionStatusSource`; verifyReceipt in AppStore/) and a store
+        // (`PollingDatabase` / `PollingStore`).
         .target(
             name: "StatusPolling",
             dependencies: [
@@ -37,6 +39,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         // The SQLite store (GRDB). The only target that imports GRDB.
@@ -64,7 +67,6 @@ let package = Package(
             name: "PollingDemo",
             dependencies: [
                 "StatusPolling",
-                "SQLiteStore",
                 "AppStoreSimulator",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -78,7 +80,6 @@ let package = Package(
                 "AppStoreSimulator",
                 "PollingDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,13 +1,12 @@
 import AppStoreSimulator
 import Foundation
 import Logging
-import SQLiteStore
 import StatusPolling
-import Synchronization
 
 /// `status-poller demo`: a fresh database, a simulated population enrolled through the database
-/// contract, the simulator on a loopback port, and the nightly run played night after night, each
-/// night checked against the simulator's truth.
+/// contract, the simulator on a loopback port, and the nightly job played night after night — the
+/// same `PollJob` cron runs, with its lock and run history — each night checked against the
+/// simulator's truth.
 public enum Demo {
     /// One night: what the run did and what the check found.
     public struct Night: Sendable {
@@ -16,6 +15,7 @@ public enum Demo {
         public var faulty: Bool
         public var uploads: Int
         public var report: RunReport
+        public var exitCode: RunExitCode
         public var check: TruthCheck
     }
 
@@ -30,7 +30,9 @@ public enum Demo {
     }
 
     /// Plays the demo; `progress` receives each night as it ends.
-    public static func play(_ configuration: DemoConfiguration, logger: Logger, progress: @Sendable (Night) -> Void = { _ in }) async throws -> Outcome {
+    public static func play(
+        _ configuration: DemoConfiguration, database: any PollingDatabase, logger: Logger, progress: @Sendable (Night) -> Void = { _ in }
+    ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
         let population = Population(PopulationConfiguration(
             subscribers: configuration.subscribers, seed: configuration.seed, startMs: firstNight,
@@ -42,9 +44,23 @@ public enum Demo {
         }
         let simulator = AppStoreSimulator(population: population, faults: faults, clockMs: firstNight)
 
-        try removeDatabase(at: configuration.databasePath)
-        let store = try SQLiteSubscriptionStore.migrate(path: configuration.databasePath).store
-        defer { try? store.close() }
+        guard await database.isReplaceableByDemo() else { throw DemoError.databaseHoldsOtherData(database.name) }
+        let store = try await database.recreateForDemo()
+        do {
+            let outcome = try await play(configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, progress: progress)
+            try? await store.close()
+            return outcome
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    static func play(
+        _ configuration: DemoConfiguration, population: Population, simulator: AppStoreSimulator, store: any PollingStore,
+        database: any PollingDatabase, logger: Logger, progress: @Sendable (Night) -> Void
+    ) async throws -> Outcome {
+        let firstNight = configuration.clock(night: 1)
         // The web service's enrolment: a user id and the receipt the app uploaded, nothing else.
         let enrolledAt = firstNight - 3_600_000
         let ids = try await store.enroll(simulator.enrolment(at: enrolledAt))
@@ -66,12 +82,16 @@ public enum Demo {
                     if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
                     let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
                     simulator.setClock(clock)
-                    let run = PollRun(
-                        configuration: .init(bundleID: population.configuration.bundleID, nowMs: clock, concurrency: configuration.concurrency),
-                        store: store, source: client, logger: logger)
-                    let report = await run.run()
+                    let job = PollJob(
+                        configuration: .init(
+                            selection: .nightly(SelectionWindows()), bundleID: population.configuration.bundleID, nowMs: clock,
+                            concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
+                            handlesSignals: false, showsProgress: false),
+                        database: database, source: client, logger: logger)
+                    let outcome = await job.run()
+                    guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
                     let (check, after) = try await TruthCheck.run(store: store, population: population, clockMs: clock, before: before)
-                    let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, check: check)
+                    let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, exitCode: outcome.exitCode, check: check)
                     progress(night)
                     nights.append(night)
                     before = after
@@ -86,7 +106,7 @@ public enum Demo {
 
     /// The app uploads a new receipt when the user buys in it (a resubscription, an upgrade); the
     /// web service stores it, which makes the row due.
-    static func uploadReceipts(_ population: Population, _ ids: [String: Int64], _ store: SQLiteSubscriptionStore, after: Int64, through: Int64) async throws -> Int {
+    static func uploadReceipts(_ population: Population, _ ids: [String: Int64], _ store: any SubscriberDirectory, after: Int64, through: Int64) async throws -> Int {
         var uploads = 0
         for subscriber in population.subscribers {
             guard let last = subscriber.inAppPurchases(after: after, through: through).last, let id = ids[subscriber.userID] else { continue }
@@ -96,22 +116,9 @@ public enum Demo {
         return uploads
     }
 
-    static func removeDatabase(at path: String) throws {
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
-            try FileManager.default.removeItem(atPath: path + suffix)
-        }
-    }
-
     /// Backoff jitter from the demo's seed, so a demo replays the same way.
     static func seededJitter(_ seed: UInt64) -> @Sendable () -> Double {
         let random = LockedRandom(seed: seed)
         return { random.next() }
     }
-}
-
-/// A seeded generator shared by concurrent retries.
-final class LockedRandom: Sendable {
-    private let state: Mutex<SeededRandom>
-    init(seed: UInt64) { state = Mutex(SeededRandom(seed: seed ^ 0x1177)) }
-    func next() -> Double { state.withLock { Double.random(in: 0..<1, using: &$0) } }
 }

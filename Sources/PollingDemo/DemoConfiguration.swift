@@ -3,8 +3,6 @@ import StatusPolling
 
 /// The settings of `status-poller demo`.
 public struct DemoConfiguration: Sendable {
-    /// Where the demo's SQLite file goes; an existing file is replaced.
-    public var databasePath: String
     public var subscribers: Int
     /// Nights played with faults on; one fault-free night follows for the final check.
     public var nights: Int
@@ -24,12 +22,11 @@ public struct DemoConfiguration: Sendable {
     public var finalNightMs: Int64
 
     public init(
-        databasePath: String, subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,
+        subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,
         latency: Latency = .uniform(.milliseconds(1), .milliseconds(4)), concurrency: Int = 32,
         requestTimeout: Duration = .seconds(1), retry: RetryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1)),
         gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64
     ) {
-        self.databasePath = databasePath
         self.subscribers = subscribers
         self.nights = nights
         self.seed = seed

@@ -1,5 +1,4 @@
 import AppStoreSimulator
-import SQLiteStore
 import StatusPolling
 
 /// Compares every row with the simulator's ground truth after a night's run.
@@ -32,7 +31,7 @@ public struct TruthCheck: Sendable {
     public var disagreements: [Disagreement] = []
 
     /// Walks the table page by page. `before` holds each row's contract columns before tonight's run.
-    public static func run(store: SQLiteSubscriptionStore, population: Population, clockMs: Int64, before: [Int64: SubscriptionState]) async throws -> (TruthCheck, [Int64: SubscriptionState]) {
+    public static func run(store: any SubscriberDirectory, population: Population, clockMs: Int64, before: [Int64: SubscriptionState]) async throws -> (TruthCheck, [Int64: SubscriptionState]) {
         var check = TruthCheck(clockMs: clockMs)
         var after: [Int64: SubscriptionState] = [:]
         var cursor: Int64 = 0

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SQLiteStore
 import StatusPolling
 
 extension StatusPoller {
@@ -54,16 +53,16 @@ extension StatusPoller {
             if let maxRate, !(maxRate > 0) { throw ValidationError("--max-rate must be above 0.") }
         }
 
-        func targets() throws -> (BackfillTargets, [String: String]) {
-            if all { return (.all, ["targets": "all"]) }
-            if let expiredSince { return (.expiredSince(ISO8601.milliseconds(expiredSince)), ["targets": "expired_since", "expired_since": expiredSince]) }
+        func targets() throws -> (PollJob.Selection, [String: String]) {
+            if all { return (.backfill(.all), ["targets": "all"]) }
+            if let expiredSince { return (.backfill(.expiredSince(ISO8601.milliseconds(expiredSince))), ["targets": "expired_since", "expired_since": expiredSince]) }
             if let usersFile {
                 guard let data = FileManager.default.contents(atPath: usersFile) else { throw usageError("cannot read --users-file \(usersFile).") }
                 let users = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                     .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-                return (.userIDs(users), ["targets": "users_file", "users_file": usersFile, "users": String(users.count)])
+                return (.backfill(.userIDs(users)), ["targets": "users_file", "users_file": usersFile, "users": String(users.count)])
             }
-            return (.userIDs(userIDs), ["targets": "user_ids", "users": String(userIDs.count)])
+            return (.backfill(.userIDs(userIDs)), ["targets": "user_ids", "users": String(userIDs.count)])
         }
 
         func run() async throws {
@@ -71,23 +70,12 @@ extension StatusPoller {
             let database = try storeOptions.databasePath(settings)
             let appStore = try self.appStore.resolve(settings)
             let output = try self.output.resolve(settings)
-            let (targets, recorded) = resume ? (.all, ["targets": "resume"]) : try targets()
-            let command = PollCommand(
-                mode: .backfill, database: database, appStore: appStore, output: output, nowMs: ISO8601.milliseconds(now),
-                dryRun: false, maxRate: maxRate, selectionOptions: recorded.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 })
-            try await command.execute { store, start in
-                if resume {
-                    guard let previous = try await store.resumableBackfill() else {
-                        throw usageError("no interrupted backfill to resume in \(database); `status-poller runs` lists the runs.")
-                    }
-                    try await store.resumeRun(previous.id, pid: start.pid, host: start.host)
-                    return PollCommand.Plan(
-                        selection: .backfill(runID: previous.id), runID: previous.id, resumeAfter: previous.checkpointID,
-                        note: "resuming backfill \(previous.id) after subscription \(previous.checkpointID)")
-                }
-                let (runID, count) = try await store.startBackfill(start, targets: targets)
-                return PollCommand.Plan(selection: .backfill(runID: runID), runID: runID, note: "backfill \(runID): \(count) subscriptions")
-            }
+            let (selection, recorded): (PollJob.Selection, [String: String]) = resume ? (.resumeBackfill, ["targets": "resume"]) : try targets()
+            let job = PollJob.Configuration(
+                selection: selection, bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
+                maxRate: maxRate,
+                recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 })
+            try await PollCommand(database: database, appStore: appStore, output: output, job: job).execute()
         }
     }
 }

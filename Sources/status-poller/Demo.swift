@@ -3,7 +3,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import PollingDemo
-import SQLiteStore
 import StatusPolling
 
 extension StatusPoller {
@@ -52,17 +51,16 @@ extension StatusPoller {
         }
 
         func run() async throws {
-            let logger = Logging.make(level: logLevel)
-            guard DemoDatabase.isReplaceable(database) else {
-                throw usageError("\(database) exists and is not a demo database; pass another --database.")
-            }
+            let logger = LogSetup.make(level: logLevel)
+            let location = Composition.database(database)
+            guard await location.isReplaceableByDemo() else { throw usageError("\(DemoError.databaseHoldsOtherData(database))") }
             let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
             let configuration = DemoConfiguration(
-                databasePath: database, subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
+                subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
                 concurrency: concurrency, outageNight: outageNight, finalNightMs: now)
             say("status-poller demo: \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
             say("database \(database); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
-            let outcome = try await Demo.play(configuration, logger: logger) { night in
+            let outcome = try await Demo.play(configuration, database: location, logger: logger) { night in
                 say(night.line)
             }
             say(outcome.summary)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOCore
 import NIOPosix
+import StatusPolling
 
 /// The `status-poller` command: parses, configures, calls the library, maps the outcome to an exit code.
 @main
@@ -9,15 +10,7 @@ struct StatusPoller: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status-poller",
         abstract: "Keeps App Store auto-renewable subscriptions current by replaying stored receipts against verifyReceipt.",
-        discussion: """
-            Exit codes:
-              0  every selected subscription was verified
-              1  the run finished but some subscriptions failed (their access is unchanged)
-              2  usage or configuration error (bad flag, missing secret, unreadable or unmigrated database)
-              3  run aborted (Apple answered 21004, or the database could not be read or stayed locked)
-              4  stopped by SIGTERM/SIGINT; what was done is written (a backfill resumes with --resume)
-             75  another run holds the database's lock (try again later)
-            """,
+        discussion: RunExitCode.helpTable,
         subcommands: [Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Show.self, Enroll.self, DemoCommand.self, Simulate.self])
 
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SQLiteStore
 
 extension StatusPoller {
     /// `status-poller migrate`: creates or upgrades the schema; idempotent, safe on every deploy.
@@ -13,8 +12,7 @@ extension StatusPoller {
         func run() async throws {
             let database = try storeOptions.databasePath(try await storeOptions.settings())
             do {
-                let (store, applied) = try SQLiteSubscriptionStore.migrate(path: database)
-                try store.close()
+                let applied = try await Composition.database(database).migrate()
                 print(applied.isEmpty ? "schema is up to date: \(database)" : "applied \(applied.count) migration(s) to \(database): \(applied.joined(separator: ", "))")
             } catch {
                 throw usageError("\(error)")
@@ -22,4 +20,3 @@ extension StatusPoller {
         }
     }
 }
-

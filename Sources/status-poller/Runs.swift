@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SQLiteStore
 import StatusPolling
 
 extension StatusPoller {
@@ -48,19 +47,4 @@ extension StatusPoller {
             }
         }
     }
-}
-
-/// Small formatting helpers for the operator commands.
-enum Display {
-    static func time(_ ms: Int64) -> String {
-        Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false).timeSeparator(.colon).dateTimeSeparator(.space))
-    }
-    static func optionalTime(_ ms: Int64?) -> String { ms.map(time) ?? "NULL" }
-    static func seconds(_ s: Double) -> String { s < 60 ? String(format: "%.1fs", s) : String(format: "%.1fm", s / 60) }
-    static func count(_ n: Int?) -> String { n.map(String.init) ?? "-" }
-}
-
-extension String {
-    func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SQLiteStore
 import StatusPolling
 
 extension StatusPoller {

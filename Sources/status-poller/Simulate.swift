@@ -96,7 +96,7 @@ extension StatusPoller {
         }
 
         func run() async throws {
-            let logger = Logging.make(level: .info)
+            let logger = LogSetup.make(level: .info)
             if lean { return try await runLean(logger: logger) }
             let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
             var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)

@@ -12,7 +12,7 @@ import Testing
         let help = try await statusPoller(["run", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("APPSTORE_SHARED_SECRET"))
-        #expect(help.stdout.contains("Exit codes: 0 every selected subscription verified"))
+        #expect(help.stdout.contains("Exit codes:\n  0  every selected subscription was verified"))
         let root = try await statusPoller(["--help"])
         #expect(root.stdout.contains("3  run aborted"))
     }

@@ -2,6 +2,7 @@ import AppStoreSimulator
 import Foundation
 import Logging
 import PollingDemo
+import SQLiteStore
 import Testing
 
 @testable import StatusPolling
@@ -10,9 +11,9 @@ import Testing
 /// after every night every row agrees, except rows whose verification failed that night, and those
 /// keep exactly their previous columns.
 @Suite(.serialized) struct SimulatedNightsTests {
-    func configuration(_ path: String, subscribers: Int, nights: Int, faultRate: Double, outageNight: Int? = nil, seed: UInt64 = 7) -> DemoConfiguration {
+    func configuration(subscribers: Int, nights: Int, faultRate: Double, outageNight: Int? = nil, seed: UInt64 = 7) -> DemoConfiguration {
         DemoConfiguration(
-            databasePath: path, subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
+            subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
             latency: .none, concurrency: 32, requestTimeout: .milliseconds(250),
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20), maxRetryAfter: .milliseconds(20)),
             outageNight: outageNight, finalNightMs: 1_790_000_000_000)
@@ -26,7 +27,9 @@ import Testing
 
     @Test func twoThousandSubscribersOverSixtyNightsWithTenPercentFaults() async throws {
         try await withTemporaryDatabase { db in
-            let demo = try await Demo.play(configuration(db.path + ".nights", subscribers: 2000, nights: 60, faultRate: 0.10, outageNight: 30), logger: quietLogger())
+            let database = SQLiteDatabase(path: db.path + ".nights")
+            let demo = try await Demo.play(
+                configuration(subscribers: 2000, nights: 60, faultRate: 0.10, outageNight: 30), database: database, logger: quietLogger())
             #expect(demo.nights.count == 61)
             for night in demo.nights {
                 #expect(night.check.disagreements.isEmpty, "night \(night.number): \(night.check.disagreements.prefix(5))")
@@ -60,14 +63,24 @@ import Testing
             #expect(final.disagreements.isEmpty)
             #expect(demo.states[.unverified, default: 0] == 0)
             #expect(demo.states.values.reduce(0, +) == 2000)
+            // The nights ran as cron runs them: each one is in the run history, with its exit code.
+            let store = try await database.open()
+            let runs = try await store.runs(last: 100)
+            try await store.close()
+            #expect(runs.count == 61)
+            #expect(runs.allSatisfy { $0.mode == .nightly && $0.status == .finished })
+            #expect(runs.reversed().map(\.exitCode) == demo.nights.map { Int($0.exitCode.rawValue) })
+            #expect(runs.reversed().map(\.selected) == demo.nights.map(\.report.selected))
             try? FileManager.default.removeItem(atPath: db.path + ".nights")
         }
     }
 
     @Test func theSameSeedReplaysTheSameNights() async throws {
         try await withTemporaryDatabase { db in
-            let first = try await Demo.play(configuration(db.path + ".a", subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), logger: quietLogger())
-            let second = try await Demo.play(configuration(db.path + ".b", subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), logger: quietLogger())
+            let first = try await Demo.play(
+                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: SQLiteDatabase(path: db.path + ".a"), logger: quietLogger())
+            let second = try await Demo.play(
+                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: SQLiteDatabase(path: db.path + ".b"), logger: quietLogger())
             #expect(first.nights.map(\.report.transitions) == second.nights.map(\.report.transitions))
             #expect(first.nights.map(\.report.selected) == second.nights.map(\.report.selected))
             #expect(first.states == second.states)

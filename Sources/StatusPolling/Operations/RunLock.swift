@@ -9,7 +9,7 @@ import Darwin
 /// Keeps two runs (cron overlapping a backfill, a manual run during the nightly one) from polling
 /// one database at once: an advisory `flock` on a file beside the database. The kernel releases it
 /// when the process ends, however it ends (SIGKILL, power loss), so a dead run never blocks the next.
-public final class RunLock: Sendable {
+public final class RunLock: RunLease {
     /// Who holds the lock, written into the lock file for the next run's message.
     public struct Holder: Codable, Sendable, Equatable, CustomStringConvertible {
         public var pid: Int32

@@ -10,6 +10,11 @@ import Logging
 public struct PollRun: Sendable {
     /// The settings of one run.
     public struct Configuration: Sendable {
+        /// Receipts verified at once unless configured (`--concurrency`).
+        public static let defaultConcurrency = 8
+        /// The concurrency a run accepts.
+        public static let allowedConcurrency = 1...512
+
         /// `receipt.bundle_id` every answer must carry.
         public var bundleID: String
         /// The run's clock, ms since 1970: selection windows and bookkeeping use it.
@@ -36,7 +41,7 @@ public struct PollRun: Sendable {
         public var stopGrace: Duration
 
         public init(
-            bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = 8,
+            bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = Self.defaultConcurrency,
             pageSize: Int = 500, batchSize: Int = 100, flushInterval: Duration = .milliseconds(50), dryRun: Bool = false,
             runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil, stopGrace: Duration = .seconds(3)
         ) {
@@ -234,25 +239,5 @@ public struct PollRun: Sendable {
                 return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)
             }
         }
-    }
-}
-
-/// Progress of a run, for a terminal line or a periodic log line.
-public struct RunProgress: Sendable {
-    public var done: Int
-    /// Rows in the selection when the run started.
-    public var total: Int
-    public var failed: Int
-    public var elapsed: Duration
-
-    /// Rows per second so far.
-    public var rate: Double {
-        let seconds = Double(elapsed.milliseconds) / 1000
-        return seconds > 0 ? Double(done) / seconds : 0
-    }
-
-    /// Seconds left at the current rate, when it can be told.
-    public var secondsLeft: Double? {
-        rate > 0 && total >= done ? Double(total - done) / rate : nil
     }
 }

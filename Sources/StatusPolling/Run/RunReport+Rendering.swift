@@ -45,17 +45,3 @@ extension RunReport {
         label.padding(toLength: 11, withPad: " ", startingAt: 0) + value
     }
 }
-
-extension RunExitCode {
-    /// One line for the report and the README.
-    public var meaning: String {
-        switch self {
-        case .success: return "every selected subscription was verified"
-        case .someFailed: return "the run finished but some subscriptions failed; their access is unchanged"
-        case .usage: return "usage or configuration error"
-        case .aborted: return "the run was aborted"
-        case .interrupted: return "stopped by a signal; what was done is written"
-        case .locked: return "another run holds the lock"
-        }
-    }
-}

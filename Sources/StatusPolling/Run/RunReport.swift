@@ -98,19 +98,3 @@ public struct RunReport: Sendable, Equatable, Encodable {
         return failed == 0 ? .success : .someFailed
     }
 }
-
-/// Exit codes of `status-poller run`.
-public enum RunExitCode: Int32, Sendable {
-    /// Every selected subscription was verified.
-    case success = 0
-    /// The run finished, but some subscriptions could not be verified (their access is unchanged).
-    case someFailed = 1
-    /// A bad flag, a missing secret, an unreadable or unmigrated database.
-    case usage = 2
-    /// The run stopped early: Apple answered 21004, or the store could not be read.
-    case aborted = 3
-    /// Stopped by SIGTERM/SIGINT; what was done is written; a backfill resumes with `--resume`.
-    case interrupted = 4
-    /// Another run holds the database's lock (EX_TEMPFAIL: try again later).
-    case locked = 75
-}

@@ -5,3 +5,11 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+extension Duration {
+    /// Seconds as a `Double`, for settings shown in hours or seconds.
+    public var totalSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,12 +1,11 @@
 import Dispatch
 import Foundation
 import Logging
-import StatusPolling
 
 /// SIGTERM (systemd, `kill`) and SIGINT (Ctrl-C) ask the run to stop: it starts no new row, gives
 /// requests in flight a few seconds, writes what it has, releases the lock and exits 4.
-enum SignalHandling {
-    static func install(stop: StopSignal, logger: Logger) -> Installed {
+public enum SignalHandling {
+    public static func install(stop: StopSignal, logger: Logger) -> Installed {
         let sources = [SIGTERM, SIGINT].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -21,9 +20,9 @@ enum SignalHandling {
     }
 
     /// The installed handlers; `cancel()` restores the default behaviour.
-    struct Installed {
+    public struct Installed {
         let sources: [any DispatchSourceSignal]
-        func cancel() {
+        public func cancel() {
             for source in sources { source.cancel() }
             signal(SIGTERM, SIG_DFL)
             signal(SIGINT, SIG_DFL)

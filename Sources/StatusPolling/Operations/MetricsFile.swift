@@ -1,11 +1,10 @@
 import Foundation
 import Prometheus
-import StatusPolling
 
 /// The end-of-run metrics in Prometheus' text format, for node_exporter's textfile collector.
 /// Written to a temporary file and renamed, so the collector never reads half a file.
-enum MetricsFile {
-    static func write(_ report: RunReport, mode: RunMode, lastSuccessMs: Int64?, to path: String) throws {
+public enum MetricsFile {
+    public static func write(_ report: RunReport, mode: RunMode, lastSuccessMs: Int64?, to path: String) throws {
         let registry = PrometheusCollectorRegistry()
         let m = [("mode", mode.rawValue)]
         registry.makeGauge(name: "status_poller_run_duration_seconds", labels: m, help: "Duration of the last run.").set(report.durationSeconds)

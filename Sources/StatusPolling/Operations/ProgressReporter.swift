@@ -1,18 +1,17 @@
 import Foundation
 import Logging
-import StatusPolling
 import Synchronization
 
 /// Shows a long run's progress: a line redrawn on stderr when it is a terminal, a log line every
 /// 30 seconds otherwise (cron, systemd).
-final class ProgressReporter: Sendable {
+public final class ProgressReporter: Sendable {
     private let logger: Logger
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let last = Mutex<(drawn: ContinuousClock.Instant?, shown: Bool)>((nil, false))
 
-    init(logger: Logger) { self.logger = logger }
+    public init(logger: Logger) { self.logger = logger }
 
-    func update(_ progress: RunProgress) {
+    public func update(_ progress: RunProgress) {
         let now = ContinuousClock.now
         let interval: Duration = isTerminal ? .milliseconds(250) : .seconds(30)
         let due = last.withLock { state -> Bool in
@@ -32,7 +31,7 @@ final class ProgressReporter: Sendable {
     }
 
     /// Ends the terminal line.
-    func finish() {
+    public func finish() {
         if isTerminal, last.withLock({ $0.shown }) { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 

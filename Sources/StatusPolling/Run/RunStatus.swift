@@ -1,0 +1,9 @@
+/// How a run ended, in the run history.
+public enum RunStatus: String, Sendable, Codable {
+    case running
+    case finished
+    /// Stopped by SIGTERM/SIGINT; a backfill resumes from its checkpoint.
+    case interrupted
+    /// Stopped early: 21004, or the store unreadable.
+    case aborted
+}

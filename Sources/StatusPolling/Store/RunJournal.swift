@@ -1,0 +1,24 @@
+/// The run history: one record per run, written when it starts and when it ends, so `runs` shows
+/// every run (killed ones as still running) and a backfill resumes from its checkpoint.
+public protocol RunJournal: Sendable {
+    /// Opens a run in the run history and returns its id.
+    func startRun(_ start: RunStart) async throws -> Int64
+
+    /// Opens a backfill: a run whose target rows are fixed now, so `--resume` finishes that set.
+    func startBackfill(_ start: RunStart, targets: BackfillTargets) async throws -> (runID: Int64, targets: Int)
+
+    /// The backfill to resume: the latest one that did not finish, with its checkpoint.
+    func resumableBackfill() async throws -> RunRecord?
+
+    /// Marks a run as running again (a resumed backfill) under this process.
+    func resumeRun(_ runID: Int64, pid: Int32, host: String) async throws
+
+    /// Closes a run with its report, status and exit code.
+    func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws
+
+    /// The newest runs first.
+    func runs(last count: Int) async throws -> [RunRecord]
+
+    /// When the last run of `mode` that verified every selected row ended (wall clock, ms).
+    func lastSuccessfulRunFinishedAt(mode: RunMode) async throws -> Int64?
+}

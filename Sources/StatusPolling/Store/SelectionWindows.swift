@@ -1,0 +1,56 @@
+/// Which rows a nightly run sends to Apple, relative to the run's clock: never verified, a receipt
+/// newly uploaded by the web service, near expiry, in billing retry, in or just out of a grace
+/// period. Everything else (an active subscription far from expiry, one long lapsed) is left alone.
+public struct SelectionWindows: Sendable, Equatable {
+    /// Rows that expired at most this long ago…
+    public var nearExpiryBefore: Duration
+    /// …or expire within this long.
+    public var nearExpiryAfter: Duration
+    /// Rows in billing retry, up to this long past expiry (Apple retries for 60 days).
+    public var billingRetryPastExpiry: Duration
+    /// Rows in a grace period, or whose grace period ended at most this long ago.
+    public var graceEndedWithin: Duration
+
+    /// The near-expiry window unless configured (`--expired-within-hours`, `--expiring-within-hours`).
+    public static let defaultNearExpiryBefore: Duration = .seconds(48 * 3600)
+    public static let defaultNearExpiryAfter: Duration = .seconds(24 * 3600)
+
+    public init(
+        nearExpiryBefore: Duration = Self.defaultNearExpiryBefore, nearExpiryAfter: Duration = Self.defaultNearExpiryAfter,
+        billingRetryPastExpiry: Duration = .seconds(60 * 86400), graceEndedWithin: Duration = .seconds(24 * 3600)
+    ) {
+        self.nearExpiryBefore = nearExpiryBefore
+        self.nearExpiryAfter = nearExpiryAfter
+        self.billingRetryPastExpiry = billingRetryPastExpiry
+        self.graceEndedWithin = graceEndedWithin
+    }
+
+    /// The bounds in milliseconds for a run at `nowMs`, as the store's query uses them.
+    public func bounds(nowMs: Int64) -> Bounds {
+        Bounds(
+            nearExpiryFrom: nowMs - nearExpiryBefore.milliseconds,
+            nearExpiryTo: nowMs + nearExpiryAfter.milliseconds,
+            billingRetryExpiredSince: nowMs - billingRetryPastExpiry.milliseconds,
+            graceEndedSince: nowMs - graceEndedWithin.milliseconds)
+    }
+
+    /// The selection as absolute times (ms since 1970), inclusive.
+    public struct Bounds: Sendable, Equatable {
+        public var nearExpiryFrom: Int64
+        public var nearExpiryTo: Int64
+        public var billingRetryExpiredSince: Int64
+        public var graceEndedSince: Int64
+
+        /// Whether a row with `state` is selected: the same rule as the store's SQL, for tests and
+        /// for stores that cannot filter.
+        public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+            guard state.originalTransactionID != nil, !receiptUploaded else { return true }
+            if let expires = state.expiresAt {
+                if (nearExpiryFrom...nearExpiryTo).contains(expires) { return true }
+                if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
+            }
+            if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
+            return false
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// A successful verification, ready to be written.
+public struct VerifiedUpdate: Sendable, Equatable {
+    public var subscriptionID: Int64
+    /// The run that made the change, for the audit trail.
+    public var runID: Int64?
+    /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
+    public var receiptSent: String
+    public var state: SubscriptionState
+    /// Apple's `latest_receipt`, stored in place of the one sent; nil keeps the one sent.
+    public var latestReceipt: String?
+    /// The backend's status of the answer, for the bookkeeping and the audit trail.
+    public var upstreamStatus: UpstreamStatus
+    public var verifiedAtMs: Int64
+
+    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64) {
+        self.subscriptionID = subscriptionID
+        self.runID = runID
+        self.receiptSent = receiptSent
+        self.state = state
+        self.latestReceipt = latestReceipt
+        self.upstreamStatus = upstreamStatus
+        self.verifiedAtMs = verifiedAtMs
+    }
+}

@@ -1,0 +1,12 @@
+/// What writing a successful verification did.
+public enum VerifiedWriteResult: Sendable, Equatable {
+    /// The contract columns were written; `previous` is what they held inside the transaction.
+    case written(previous: SubscriptionState)
+    /// The chain belongs to row `owner`: nothing was granted, the conflict is in the bookkeeping.
+    case conflict(owner: Int64)
+    /// The web service replaced `latest_receipt` while Apple was being asked: the answer is for an
+    /// older receipt, so nothing was written; the next run verifies the new one.
+    case superseded
+    /// The row was deleted meanwhile.
+    case missing
+}

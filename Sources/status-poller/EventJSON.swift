@@ -1,0 +1,30 @@
+import StatusPolling
+
+/// An audit event as `history --format json` prints it.
+struct EventJSON: Encodable {
+    var id: Int64
+    var subscription_id: Int64
+    var user_id: String
+    var run_id: Int64?
+    var at: String
+    var reason: String
+    var apple_status: Int?
+    var entitlement_before: String
+    var entitlement_after: String
+    var old: SubscriptionState
+    var new: SubscriptionState
+
+    init(_ e: SubscriptionEvent) {
+        id = e.id
+        subscription_id = e.subscriptionID
+        user_id = e.userID
+        run_id = e.runID
+        at = Display.time(e.atMs)
+        reason = e.reason
+        apple_status = e.appleStatus
+        entitlement_before = e.entitlementBefore
+        entitlement_after = e.entitlementAfter
+        old = e.old
+        new = e.new
+    }
+}

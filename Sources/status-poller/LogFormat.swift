@@ -1,0 +1,5 @@
+import ArgumentParser
+
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}

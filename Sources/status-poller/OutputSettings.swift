@@ -1,0 +1,8 @@
+import Logging
+
+struct OutputSettings {
+    var report: ReportFormat
+    var logLevel: Logger.Level
+    var logFormat: LogFormat
+    var metricsFile: String?
+}
