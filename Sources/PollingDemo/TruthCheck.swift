@@ -91,20 +91,8 @@ public struct TruthCheck: Sendable {
 
     /// "column: row X, truth Y" for each contract column that differs.
     public static func differences(_ row: SubscriptionState, _ truth: SubscriptionState) -> [String] {
-        var out: [String] = []
-        func compare<V: Equatable>(_ name: String, _ a: V?, _ b: V?) {
-            if a != b { out.append("\(name): row \(a.map { "\($0)" } ?? "NULL"), truth \(b.map { "\($0)" } ?? "NULL")") }
+        row.changedColumns(comparedWith: truth).map { column in
+            "\(column.rawValue): row \(column.value(in: row).text()), truth \(column.value(in: truth).text())"
         }
-        compare("original_transaction_id", row.originalTransactionID, truth.originalTransactionID)
-        compare("product_id", row.productID, truth.productID)
-        compare("environment", row.environment, truth.environment)
-        compare("expires_at", row.expiresAt, truth.expiresAt)
-        compare("grace_period_expires_at", row.gracePeriodExpiresAt, truth.gracePeriodExpiresAt)
-        compare("is_in_billing_retry", row.isInBillingRetry, truth.isInBillingRetry)
-        compare("auto_renew_status", row.autoRenewStatus, truth.autoRenewStatus)
-        compare("auto_renew_product_id", row.autoRenewProductID, truth.autoRenewProductID)
-        compare("expiration_intent", row.expirationIntent, truth.expirationIntent)
-        compare("cancelled_at", row.cancelledAt, truth.cancelledAt)
-        return out
     }
 }

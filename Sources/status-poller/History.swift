@@ -38,21 +38,9 @@ extension StatusPoller {
 
         /// "column: old → new" for each contract column that changed; times shown as dates.
         static func changes(_ old: SubscriptionState, _ new: SubscriptionState) -> [String] {
-            var lines: [String] = []
-            func show<V: Equatable>(_ name: String, _ a: V?, _ b: V?, _ render: (V) -> String = { "\($0)" }) {
-                if a != b { lines.append("\(name): \(a.map(render) ?? "NULL") → \(b.map(render) ?? "NULL")") }
+            old.changedColumns(comparedWith: new).map { column in
+                "\(column.rawValue): \(column.value(in: old).text(time: Display.time)) → \(column.value(in: new).text(time: Display.time))"
             }
-            show("original_transaction_id", old.originalTransactionID, new.originalTransactionID)
-            show("product_id", old.productID, new.productID)
-            show("environment", old.environment, new.environment)
-            show("expires_at", old.expiresAt, new.expiresAt, Display.time)
-            show("grace_period_expires_at", old.gracePeriodExpiresAt, new.gracePeriodExpiresAt, Display.time)
-            show("is_in_billing_retry", old.isInBillingRetry, new.isInBillingRetry)
-            show("auto_renew_status", old.autoRenewStatus, new.autoRenewStatus)
-            show("auto_renew_product_id", old.autoRenewProductID, new.autoRenewProductID)
-            show("expiration_intent", old.expirationIntent, new.expirationIntent)
-            show("cancelled_at", old.cancelledAt, new.cancelledAt, Display.time)
-            return lines
         }
     }
 }

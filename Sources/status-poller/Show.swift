@@ -27,19 +27,9 @@ extension StatusPoller {
                     let state = row.state
                     let entitlement = state.entitlement(at: nowMs)
                     print("subscription \(row.id)  user \(row.userID)  →  \(entitlement.rawValue), \(entitlement.isEntitled ? "ENTITLED" : "not entitled") at \(Display.time(nowMs))")
-                    let fields: [(String, String)] = [
-                        ("original_transaction_id", state.originalTransactionID ?? "NULL"),
-                        ("product_id", state.productID ?? "NULL"),
-                        ("environment", state.environment ?? "NULL"),
-                        ("expires_at", Display.optionalTime(state.expiresAt)),
-                        ("grace_period_expires_at", Display.optionalTime(state.gracePeriodExpiresAt)),
-                        ("is_in_billing_retry", state.isInBillingRetry ? "1" : "0"),
-                        ("auto_renew_status", state.autoRenewStatus.map { $0 ? "1" : "0" } ?? "NULL"),
-                        ("auto_renew_product_id", state.autoRenewProductID ?? "NULL"),
-                        ("expiration_intent", state.expirationIntent.map(String.init) ?? "NULL"),
-                        ("cancelled_at", Display.optionalTime(state.cancelledAt)),
-                    ]
-                    for (name, value) in fields { print("  \(name.padded(24)) \(value)") }
+                    for column in ContractColumn.allCases {
+                        print("  \(column.rawValue.padded(24)) \(column.value(in: state).text(time: Display.time, flag: { $0 ? "1" : "0" }))")
+                    }
                     print("  last verified            \(Display.optionalTime(bookkeeping.lastVerifiedAt))")
                     print("  last attempt             \(Display.optionalTime(bookkeeping.lastAttemptAt))\(bookkeeping.lastErrorReason.map { "  failed: \($0) — \(bookkeeping.lastError ?? "")" } ?? "")")
                     if bookkeeping.consecutiveFailures > 0 { print("  consecutive failures     \(bookkeeping.consecutiveFailures)") }

@@ -43,7 +43,7 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The contract's column names, for the audit trail's JSON.
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case originalTransactionID = "original_transaction_id"
         case productID = "product_id"
         case environment
