@@ -127,33 +127,3 @@ public final class AppStoreSimulator: Sendable {
         (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(#"{"status":21000}"#.utf8)
     }
 }
-
-/// Which endpoint a request came to.
-public enum SimulatedEnvironment: String, Sendable {
-    case production = "Production"
-    case sandbox = "Sandbox"
-}
-
-/// What the HTTP layer sends back, after `delay`.
-public struct SimulatedAnswer: Sendable {
-    public enum Reply: Sendable {
-        /// HTTP 200 with a JSON body.
-        case json(Data)
-        case http(Int, body: String, headers: [String: String])
-        /// HTTP 200 with an HTML page.
-        case html
-        /// Close the connection mid-answer.
-        case drop
-    }
-
-    public var reply: Reply
-    public var delay: Duration
-}
-
-/// Counts of answers by outcome (`status_0`, `status_21007`, `fault_http_503`, `outage`, …).
-public struct SimulatorStatistics: Sendable, Equatable {
-    public var requests = 0
-    public var outcomes: [String: Int] = [:]
-    /// Requests that got an injected fault or an outage answer.
-    public var faults: Int { outcomes.filter { $0.key.hasPrefix("fault_") || $0.key == "outage" }.values.reduce(0, +) }
-}

@@ -12,12 +12,3 @@ enum HTTPExchange {
         var promise: EventLoopPromise<HTTPResponse>
     }
 }
-
-/// A complete answer: status, headers and the whole body.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: ByteBuffer
-    /// The server keeps the connection open for the next request.
-    public var keepAlive: Bool
-}

@@ -1,0 +1,9 @@
+/// One simulated customer: a user of the web service, their receipt, one or two chains.
+public struct SimulatedSubscriber: Sendable {
+    public var index: Int
+    /// The web service's `user_id` for this subscriber.
+    public var userID: String
+    /// "Production" or "Sandbox": the endpoint that accepts this receipt.
+    public var environment: String
+    public var chains: [SimulatedChain]
+}

@@ -1,0 +1,18 @@
+import Foundation
+import Synchronization
+
+/// What the HTTP layer sends back, after `delay`.
+public struct SimulatedAnswer: Sendable {
+    public enum Reply: Sendable {
+        /// HTTP 200 with a JSON body.
+        case json(Data)
+        case http(Int, body: String, headers: [String: String])
+        /// HTTP 200 with an HTML page.
+        case html
+        /// Close the connection mid-answer.
+        case drop
+    }
+
+    public var reply: Reply
+    public var delay: Duration
+}
