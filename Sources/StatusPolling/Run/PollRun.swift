@@ -15,7 +15,7 @@ public struct PollRun: Sendable {
         /// The concurrency a run accepts.
         public static let allowedConcurrency = 1...512
 
-        /// `receipt.bundle_id` every answer must carry.
+        /// The bundle id every answer must carry (`receipt.bundle_id`, `bundleId`).
         public var bundleID: String
         /// The run's clock, ms since 1970: selection windows and bookkeeping use it.
         public var nowMs: Int64

@@ -4,6 +4,6 @@ public enum RunStatus: String, Sendable, Codable {
     case finished
     /// Stopped by SIGTERM/SIGINT; a backfill resumes from its checkpoint.
     case interrupted
-    /// Stopped early: 21004, or the store unreadable.
+    /// Stopped early: the App Store refused the credentials, or the store was unreadable.
     case aborted
 }
