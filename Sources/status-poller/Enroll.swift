@@ -18,7 +18,7 @@ extension StatusPoller {
         var receiptFile: String
 
         func run() async throws {
-            let data = receiptFile == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileManager.default.contents(atPath: receiptFile)
+            let data = receiptFile == "-" ? FileHandle.standardInput.readDataToEndOfFile() : FileHandle(forReadingAtPath: receiptFile)?.readDataToEndOfFile()
             guard let data else { throw usageError("cannot read the receipt file \(receiptFile).") }
             let receipt = String(decoding: data, as: UTF8.self).filter { !$0.isWhitespace }
             guard !receipt.isEmpty, Data(base64Encoded: receipt) != nil else {
