@@ -1,6 +1,6 @@
 /// The contract columns by their schema names, in the schema's order: the one list that `show`,
 /// `history` and the demo's truth check walk to print or compare a ``SubscriptionState``.
-public enum ContractColumn: String, CaseIterable, Sendable {
+public enum ContractColumn: String, CaseIterable, CodingKey, Sendable {
     case originalTransactionID = "original_transaction_id"
     case productID = "product_id"
     case environment

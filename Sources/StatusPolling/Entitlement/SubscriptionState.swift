@@ -43,18 +43,7 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The contract's column names, for the audit trail's JSON.
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case originalTransactionID = "original_transaction_id"
-        case productID = "product_id"
-        case environment
-        case expiresAt = "expires_at"
-        case gracePeriodExpiresAt = "grace_period_expires_at"
-        case isInBillingRetry = "is_in_billing_retry"
-        case autoRenewStatus = "auto_renew_status"
-        case autoRenewProductID = "auto_renew_product_id"
-        case expirationIntent = "expiration_intent"
-        case cancelledAt = "cancelled_at"
-    }
+    typealias CodingKeys = ContractColumn
 
     /// Encodes every column, nulls included, so an audit row shows what was cleared.
     public func encode(to encoder: any Encoder) throws {
