@@ -37,7 +37,8 @@ public enum Demo {
         let population = Population(PopulationConfiguration(
             subscribers: configuration.subscribers, seed: configuration.seed, startMs: firstNight,
             horizonMs: configuration.finalNightMs + 90 * DemoConfiguration.dayMs, gracePeriodDays: configuration.gracePeriodDays))
-        var faults = FaultConfiguration.spread(total: configuration.faultRate, latency: configuration.latency, slowAnswerDelay: configuration.requestTimeout * 1.5)
+        var faults = FaultConfiguration.spread(total: configuration.faultRate, latency: configuration.latency, slowAnswerDelay: configuration.requestTimeout * 1.5,
+            excluding: configuration.slowAnswers ? [] : [.slowAnswer])
         if let outage = configuration.outageNight {
             let at = configuration.clock(night: outage)
             faults.outages = [(at - 3_600_000)...(at + 3_600_000)]

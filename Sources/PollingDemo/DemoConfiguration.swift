@@ -13,6 +13,9 @@ public struct DemoConfiguration: Sendable {
     public var concurrency: Int
     /// The client's per-request deadline; slow answers are made to exceed it.
     public var requestTimeout: Duration
+    /// Whether some answers come only after the request timeout. Off where an outcome must not
+    /// depend on the machine's speed: whether a slow answer beats the timeout is a race.
+    public var slowAnswers: Bool
     public var retry: RetryPolicy
     /// The simulated app's billing grace period in days (0: none).
     public var gracePeriodDays: Int
@@ -25,7 +28,7 @@ public struct DemoConfiguration: Sendable {
         subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,
         latency: Latency = .uniform(.milliseconds(1), .milliseconds(4)), concurrency: Int = 32,
         requestTimeout: Duration = .seconds(1), retry: RetryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1)),
-        gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64
+        slowAnswers: Bool = true, gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64
     ) {
         self.subscribers = subscribers
         self.nights = nights
@@ -34,6 +37,7 @@ public struct DemoConfiguration: Sendable {
         self.latency = latency
         self.concurrency = concurrency
         self.requestTimeout = requestTimeout
+        self.slowAnswers = slowAnswers
         self.retry = retry
         self.gracePeriodDays = gracePeriodDays
         self.outageNight = outageNight

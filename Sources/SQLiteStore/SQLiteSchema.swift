@@ -6,6 +6,11 @@ enum SQLiteSchema {
     /// Milliseconds since 1970 in SQLite, evaluated when read.
     static let nowMs = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
 
+    /// Every migration this binary knows, oldest first.
+    static var identifiers: [String] { migrator.migrations }
+    /// The schema this binary needs.
+    static var latest: String { identifiers.last ?? "" }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: subscriptions and entitlements") { db in

@@ -34,7 +34,7 @@ extension SQLiteSubscriptionStore {
     public func resumableBackfill() async throws -> RunRecord? {
         try await pool.read { db in
             try Row.fetchOne(db, sql: """
-                SELECT * FROM poll_runs WHERE mode = 'backfill' AND status IN ('running', 'interrupted')
+                SELECT * FROM poll_runs WHERE mode = 'backfill' AND status IN ('running', 'interrupted', 'aborted')
                 ORDER BY id DESC LIMIT 1
                 """).map(Self.runRecord)
         }

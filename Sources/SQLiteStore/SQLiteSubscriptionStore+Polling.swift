@@ -52,7 +52,23 @@ extension SQLiteSubscriptionStore {
 
     public func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
-        return try await pool.write { db in
+        do {
+            return try await writeBatch(batch)
+        } catch let error as DatabaseError where Self.endsTheRun(error) {
+            // The transaction rolled back whole; no retry of a single row would do better.
+            throw Self.storeError(error, path: path, writing: true)
+        }
+    }
+
+    /// Errors of the database as a whole (a full disk, a file made read-only or damaged, a lock
+    /// held past the busy timeout), as opposed to one row's (a constraint).
+    static func endsTheRun(_ error: DatabaseError) -> Bool {
+        [.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_BUSY, .SQLITE_LOCKED]
+            .contains(error.resultCode)
+    }
+
+    private func writeBatch(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
+        try await pool.write { db in
             let outcomes = try batch.results.map { result -> VerifiedWriteResult? in
                 switch result {
                 case .verified(let update): return try Self.writeVerified(db, update)

@@ -21,11 +21,9 @@ public final class SQLiteSubscriptionStore: PollingStore {
     public static func migrate(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> (store: SQLiteSubscriptionStore, applied: [String]) {
         let pool = try openPool(path: path, busyTimeout: busyTimeout)
         let migrator = SQLiteSchema.migrator
-        let applied = try pool.read { db in try migrator.appliedIdentifiers(db) }
-        if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
-            throw StoreError.schemaTooNew(path: path)
-        }
-        try migrator.migrate(pool)
+        let applied = try Self.mapping(path) { try pool.read { db in try migrator.appliedIdentifiers(db) } }
+        try Self.mapping(path) { try pool.read { db in try Self.refuseNewerSchema(db, path: path) } }
+        try Self.mapping(path) { try migrator.migrate(pool) }
         let now = try pool.read { db in try migrator.appliedIdentifiers(db) }
         return (SQLiteSubscriptionStore(pool: pool, path: path), now.filter { !applied.contains($0) }.sorted())
     }
@@ -36,11 +34,47 @@ public final class SQLiteSubscriptionStore: PollingStore {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
         let pool = try openPool(path: path, busyTimeout: busyTimeout)
         let migrator = SQLiteSchema.migrator
-        try pool.read { db in
-            if try migrator.hasBeenSuperseded(db) { throw StoreError.schemaTooNew(path: path) }
-            if try !migrator.hasCompletedMigrations(db) { throw StoreError.notMigrated(path: path) }
+        try Self.mapping(path) {
+            try pool.read { db in
+                try Self.refuseNewerSchema(db, path: path)
+                if try !migrator.hasCompletedMigrations(db) {
+                    let applied = try migrator.appliedIdentifiers(db)
+                    throw StoreError.notMigrated(path: path, current: SQLiteSchema.identifiers.last(where: applied.contains), required: SQLiteSchema.latest)
+                }
+            }
         }
         return SQLiteSubscriptionStore(pool: pool, path: path)
+    }
+
+    /// A database migrated by a newer binary is never touched: its meaning may have changed.
+    private static func refuseNewerSchema(_ db: Database, path: String) throws {
+        guard try db.tableExists("grdb_migrations") else { return }
+        let unknown = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").filter { !SQLiteSchema.identifiers.contains($0) }
+        if !unknown.isEmpty { throw StoreError.schemaTooNew(path: path, unknown: unknown.sorted(), known: SQLiteSchema.latest) }
+    }
+
+    /// SQLite's errors, as the store's: what happened and what to do.
+    static func storeError(_ error: DatabaseError, path: String, busyTimeout: TimeInterval = defaultBusyTimeout, writing: Bool = false) -> StoreError {
+        let reason = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy(path: path, seconds: busyTimeout)
+        case .SQLITE_CANTOPEN where !FileManager.default.fileExists(atPath: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent):
+            return .unreadable(path: path, reason: "its directory \((path as NSString).deletingLastPathComponent) does not exist")
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT: return writing ? .unwritable(path: path, reason: reason) : .corrupt(path: path, reason: reason)
+        case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH, .SQLITE_CANTOPEN:
+            return writing ? .unwritable(path: path, reason: reason) : .permissionDenied(path: path, reason: reason)
+        case .SQLITE_FULL, .SQLITE_IOERR: return writing ? .unwritable(path: path, reason: reason) : .unreadable(path: path, reason: reason)
+        default: return writing ? .unwritable(path: path, reason: reason) : .unreadable(path: path, reason: reason)
+        }
+    }
+
+    /// Runs `body`, turning SQLite's errors into ``StoreError``s.
+    static func mapping<T>(_ path: String, writing: Bool = false, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw storeError(error, path: path, writing: writing)
+        }
     }
 
     private static func openPool(path: String, busyTimeout: TimeInterval) throws -> DatabasePool {
@@ -52,10 +86,8 @@ public final class SQLiteSubscriptionStore: PollingStore {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             return try DatabasePool(path: path, configuration: configuration)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
-            throw StoreError.busy(path: path, seconds: busyTimeout)
         } catch let error as DatabaseError {
-            throw StoreError.unreadable(path: path, reason: error.message ?? "\(error.resultCode)")
+            throw storeError(error, path: path, busyTimeout: busyTimeout)
         }
     }
 

@@ -24,6 +24,21 @@ struct AppStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds before one request is abandoned (default: \(Limits.seconds(VerifyReceiptConfiguration.defaultRequestTimeout)))."))
     var requestTimeout: Double?
 
+    @Option(help: ArgumentHelp("Stop the run (exit 3) when the App Store keeps failing: on or off (default: on)."))
+    var circuitBreaker: OnOff?
+
+    @Option(help: ArgumentHelp("Finished subscriptions the circuit breaker looks back over (default: \(CircuitBreaker.defaultWindow))."))
+    var circuitBreakerWindow: Int?
+
+    @Option(help: ArgumentHelp("Percent of those that must have failed with timeouts, 5xx, outage pages or retryable statuses to stop the run (default: \(Int(CircuitBreaker.defaultThreshold * 100)))."))
+    var circuitBreakerThreshold: Double?
+
+    @Option(help: ArgumentHelp("Stop starting subscriptions after this long, as on SIGTERM (exit 4): 90s, 45m, 2h (default: no limit)."))
+    var deadline: String?
+
+    @Flag(help: "Allow an http:// App Store URL that is not on loopback (the receipts and the shared secret would travel in the clear).")
+    var allowInsecureHttp = false
+
     /// The settings with the config file and the environment applied, validated.
     func resolve(_ settings: Settings) throws -> AppStoreSettings {
         let resolved = AppStoreSettings(
@@ -33,7 +48,17 @@ struct AppStoreOptions: ParsableArguments {
             sharedSecretFile: settings.string(sharedSecretFile, "shared_secret_file"),
             concurrency: try settings.int(concurrency, "concurrency", default: PollRun.Configuration.defaultConcurrency),
             maxAttempts: try settings.int(maxAttempts, "max_attempts", default: RetryPolicy.defaultMaxAttempts),
-            requestTimeout: try settings.double(requestTimeout, "request_timeout", default: VerifyReceiptConfiguration.defaultRequestTimeout.totalSeconds))
+            requestTimeout: try settings.double(requestTimeout, "request_timeout", default: VerifyReceiptConfiguration.defaultRequestTimeout.totalSeconds),
+            circuitBreaker: try settings.onOff(circuitBreaker, "circuit_breaker", default: .on),
+            circuitBreakerWindow: try settings.int(circuitBreakerWindow, "circuit_breaker_window", default: CircuitBreaker.defaultWindow),
+            circuitBreakerThreshold: try settings.double(circuitBreakerThreshold, "circuit_breaker_threshold", default: CircuitBreaker.defaultThreshold * 100),
+            deadline: try settings.string(deadline, "deadline").map { text in
+                guard let duration = Duration(text: text) else {
+                    throw usageError("--deadline must be a duration such as 90s, 45m or 2h (at most 7 days), got '\(text)'.")
+                }
+                return duration
+            },
+            allowInsecureHTTP: settings.flag(allowInsecureHttp, "allow_insecure_http"))
         try resolved.validate()
         return resolved
     }

@@ -10,6 +10,12 @@ struct AppStoreSettings {
     var concurrency: Int
     var maxAttempts: Int
     var requestTimeout: Double
+    var circuitBreaker: OnOff
+    var circuitBreakerWindow: Int
+    /// Percent.
+    var circuitBreakerThreshold: Double
+    var deadline: Duration?
+    var allowInsecureHTTP: Bool
 
     func validate() throws {
         guard Limits.concurrency.contains(concurrency) else {
@@ -19,11 +25,34 @@ struct AppStoreSettings {
             throw usageError("--max-attempts must be between \(RetryPolicy.allowedAttempts.lowerBound) and \(RetryPolicy.allowedAttempts.upperBound), got \(maxAttempts).")
         }
         guard requestTimeout > 0, requestTimeout <= 300 else { throw usageError("--request-timeout must be between 0 and 300 seconds.") }
+        guard (1...10_000).contains(circuitBreakerWindow) else {
+            throw usageError("--circuit-breaker-window must be between 1 and 10000 subscriptions, got \(circuitBreakerWindow).")
+        }
+        guard circuitBreakerThreshold > 0, circuitBreakerThreshold <= 100 else {
+            throw usageError("--circuit-breaker-threshold is a percentage above 0 and at most 100, got \(circuitBreakerThreshold).")
+        }
         for (flag, url) in [("--production-url", productionURL), ("--sandbox-url", sandboxURL)] {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil else {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty else {
                 throw usageError("\(flag) must be an http(s) URL, got '\(url)'.")
             }
+            if parsed.scheme == "http", !Self.isLoopback(host), !allowInsecureHTTP {
+                throw usageError("""
+                    \(flag) is http:// on \(host), which is not loopback: receipts and the shared secret would travel unencrypted. \
+                    Use https://, or pass --allow-insecure-http if this is really meant (e.g. a proxy on a trusted network).
+                    """)
+            }
         }
+    }
+
+    /// Plain HTTP is fine to a simulator or a proxy on this machine, and nowhere else by default.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    /// The circuit breaker as configured (nil: off).
+    var breaker: CircuitBreaker? {
+        circuitBreaker == .off ? nil : CircuitBreaker(window: circuitBreakerWindow, threshold: circuitBreakerThreshold / 100)
     }
 
     func clientConfiguration(secret: SharedSecret) -> VerifyReceiptConfiguration {
@@ -41,6 +70,8 @@ struct AppStoreSettings {
     /// The settings recorded in the run history (never the secret).
     var recorded: [String: String] {
         ["bundle_id": bundleID, "production_url": productionURL, "sandbox_url": sandboxURL,
-         "concurrency": String(concurrency), "max_attempts": String(maxAttempts), "request_timeout": String(requestTimeout)]
+         "concurrency": String(concurrency), "max_attempts": String(maxAttempts), "request_timeout": String(requestTimeout),
+         "circuit_breaker": circuitBreaker == .off ? "off" : "\(circuitBreakerWindow) rows at \(circuitBreakerThreshold) %",
+         "deadline": deadline.map { "\(Limits.seconds($0)) s" } ?? "none", "allow_insecure_http": String(allowInsecureHTTP)]
     }
 }

@@ -74,7 +74,8 @@ extension StatusPoller {
             let job = PollJob.Configuration(
                 selection: selection, bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 maxRate: maxRate,
-                recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 })
+                recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 },
+                circuitBreaker: appStore.breaker, deadline: appStore.deadline)
             try await PollCommand(database: database, appStore: appStore, output: output, job: job).execute()
         }
     }

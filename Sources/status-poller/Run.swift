@@ -50,7 +50,8 @@ extension StatusPoller {
             let selection = ["expired_within_hours": String(expiredWithinHours), "expiring_within_hours": String(expiringWithinHours)]
             let job = PollJob.Configuration(
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
-                dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 })
+                dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
+                circuitBreaker: appStore.breaker, deadline: appStore.deadline)
             try await PollCommand(database: database, appStore: appStore, output: output, job: job).execute()
         }
     }

@@ -32,4 +32,18 @@ struct Settings {
         guard let number = Double(text) else { throw usageError("\(key) must be a number, got '\(text)'.") }
         return number
     }
+
+    /// An on/off switch (`on`/`off`, `true`/`false` in the config file).
+    func onOff(_ option: OnOff?, _ key: String, default value: OnOff) throws -> OnOff {
+        if let option { return option }
+        if let flag = reader.bool(forKey: ConfigKey(key)) { return flag ? .on : .off }
+        guard let text = reader.string(forKey: ConfigKey(key)) else { return value }
+        guard let parsed = OnOff(rawValue: text.lowercased()) else { throw usageError("\(key) must be on or off, got '\(text)'.") }
+        return parsed
+    }
+
+    /// A flag that the config file or the environment can also turn on.
+    func flag(_ option: Bool, _ key: String) -> Bool {
+        option || reader.bool(forKey: ConfigKey(key)) == true || ["true", "on", "1"].contains(reader.string(forKey: ConfigKey(key))?.lowercased() ?? "")
+    }
 }

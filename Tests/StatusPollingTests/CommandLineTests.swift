@@ -47,6 +47,45 @@ import Testing
         }
     }
 
+    @Test func plainHTTPOnlyToLoopbackAndTheBreakerAndDeadlineOptionsAreChecked() async throws {
+        try await withTemporaryDatabase { db in
+            let secret = ["APPSTORE_SHARED_SECRET": "s3cr3t"]
+            let base = ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--sandbox-url", "http://127.0.0.1:9/verifyReceipt"]
+            let remote = try await statusPoller(base + ["--production-url", "http://buy.itunes.apple.com/verifyReceipt"], environment: secret)
+            #expect(remote.status == 2)
+            #expect(remote.stderr.contains(
+                "error: --production-url is http:// on buy.itunes.apple.com, which is not loopback: receipts and the shared secret would travel unencrypted. Use https://, or pass --allow-insecure-http"))
+            // Nothing was asked and nothing was recorded.
+            #expect(try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM poll_runs") } == 0)
+
+            for host in ["http://localhost:9/verifyReceipt", "http://[::1]:9/verifyReceipt", "http://127.0.0.2:9/verifyReceipt"] {
+                let loopback = try await statusPoller(base + ["--production-url", host, "--report", "json"], environment: secret)
+                #expect(loopback.status == 0, "\(host): \(loopback.stderr)")
+            }
+            let allowed = try await statusPoller(base + ["--production-url", "http://10.0.0.1:9/verifyReceipt", "--allow-insecure-http", "--report", "json"], environment: secret)
+            #expect(allowed.status == 0, "\(allowed.stderr)")
+
+            let local = base + ["--production-url", "http://127.0.0.1:9/verifyReceipt"]
+            let bad: [([String], String)] = [
+                (["--deadline", "soon"], "--deadline must be a duration such as 90s, 45m or 2h (at most 7 days), got 'soon'."),
+                (["--deadline", "0s"], "--deadline must be a duration such as 90s, 45m or 2h (at most 7 days), got '0s'."),
+                (["--circuit-breaker", "maybe"], "--circuit-breaker"),
+                (["--circuit-breaker-window", "0"], "--circuit-breaker-window must be between 1 and 10000 subscriptions, got 0."),
+                (["--circuit-breaker-threshold", "150"], "--circuit-breaker-threshold is a percentage above 0 and at most 100, got 150.0."),
+            ]
+            for (flags, message) in bad {
+                let outcome = try await statusPoller(local + flags, environment: secret)
+                #expect(outcome.status == 2, "\(flags)")
+                #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
+            }
+            let good = try await statusPoller(local + ["--deadline", "90m", "--circuit-breaker", "off", "--report", "json"], environment: secret)
+            #expect(good.status == 0, "\(good.stderr)")
+            let options = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT options FROM poll_runs ORDER BY id DESC LIMIT 1") }
+            #expect(options?.contains(#""deadline":"5400 s""#) == true, "\(options ?? "")")
+            #expect(options?.contains(#""circuit_breaker":"off""#) == true)
+        }
+    }
+
     @Test func aRunPrintsOneJSONReportAndMapsFailuresToExitOne() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in

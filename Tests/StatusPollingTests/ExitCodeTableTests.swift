@@ -20,6 +20,6 @@ import Testing
         let lines = RunExitCode.helpTable.components(separatedBy: "\n")
         #expect(lines.first == "Exit codes:")
         #expect(lines.dropFirst().map { $0.split(separator: " ").first.map(String.init) } == ["0", "1", "2", "3", "4", "75"])
-        #expect(lines[4] == "  3  run aborted: Apple answered 21004 (wrong shared secret), or the database could not be read (including one held locked by another writer for more than the 10 s busy timeout) — nothing was changed")
+        #expect(lines[4] == "  3  run aborted: Apple answered 21004 (wrong shared secret), the App Store kept failing (the circuit breaker: most of the last subscriptions failed with timeouts, 5xx, outage pages or retryable statuses), or the database could not be read or written (a full disk, or held locked by another writer for more than the 10 s busy timeout) — no access was taken away; the next run picks up as usual")
     }
 }

@@ -57,18 +57,36 @@ import Testing
 
         let empty = directory.appendingPathComponent("empty.sqlite").path
         try DatabaseQueue(path: empty).close()
-        #expect(throws: StoreError.notMigrated(path: empty)) { try SQLiteSubscriptionStore.open(path: empty) }
+        #expect(throws: StoreError.notMigrated(path: empty, current: nil, required: "v3: index-backed nightly selection")) { try SQLiteSubscriptionStore.open(path: empty) }
+
+        // An older schema: v1 and v2 applied by an older binary.
+        let older = directory.appendingPathComponent("older.sqlite").path
+        let olderQueue = try DatabaseQueue(path: older)
+        try SQLiteSchema.migrator.migrate(olderQueue, upTo: "v2: run history, audit trail, backfill targets")
+        try olderQueue.close()
+        #expect(throws: StoreError.notMigrated(path: older, current: "v2: run history, audit trail, backfill targets", required: "v3: index-backed nightly selection")) {
+            try SQLiteSubscriptionStore.open(path: older)
+        }
+        #expect(StoreError.notMigrated(path: older, current: "v2: x", required: "v3: y").description
+            == "the database at \(older) is at schema 'v2: x'; this status-poller needs 'v3: y'. Run `status-poller migrate --database \(older)` first.")
 
         let newer = directory.appendingPathComponent("newer.sqlite").path
         try SQLiteSubscriptionStore.migrate(path: newer).store.close()
         let queue = try DatabaseQueue(path: newer)
         try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
         try queue.close()
-        #expect(throws: StoreError.schemaTooNew(path: newer)) { try SQLiteSubscriptionStore.open(path: newer) }
+        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v3: index-backed nightly selection")) {
+            try SQLiteSubscriptionStore.open(path: newer)
+        }
+        // `migrate` refuses it too, and leaves it as it was.
+        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v3: index-backed nightly selection")) {
+            try SQLiteSubscriptionStore.migrate(path: newer)
+        }
 
         let garbage = directory.appendingPathComponent("garbage.sqlite").path
         try Data("this is not a database, just text that is long enough to have a header".utf8).write(to: URL(fileURLWithPath: garbage))
-        #expect(throws: StoreError.self) { try SQLiteSubscriptionStore.open(path: garbage) }
+        #expect(throws: StoreError.corrupt(path: garbage, reason: "file is not a database")) { try SQLiteSubscriptionStore.open(path: garbage) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == Data("this is not a database, just text that is long enough to have a header".utf8))
     }
 
     @Test func aDatabaseLockedPastTheBusyTimeoutIsReportedAsBusy() async throws {

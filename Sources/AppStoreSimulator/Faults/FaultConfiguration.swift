@@ -52,9 +52,11 @@ public struct FaultConfiguration: Sendable, Equatable {
     public static let none = FaultConfiguration()
 
     /// `total` spread over the faults: the retryable ones evenly, the final 211xx at a tenth of
-    /// their share (a real store rarely says "do not retry").
-    public static func spread(total: Double, latency: Latency = .none, slowAnswerDelay: Duration = .seconds(3)) -> Self {
-        let weights: [Fault: Double] = Dictionary(uniqueKeysWithValues: Fault.allCases.map { ($0, $0 == .finalInternalError ? 0.1 : 1) })
+    /// their share (a real store rarely says "do not retry"). `excluding` leaves some kinds out
+    /// (a test whose outcome must not depend on timing leaves out slow answers).
+    public static func spread(total: Double, latency: Latency = .none, slowAnswerDelay: Duration = .seconds(3), excluding: Set<Fault> = []) -> Self {
+        let kinds = Fault.allCases.filter { !excluding.contains($0) }
+        let weights: [Fault: Double] = Dictionary(uniqueKeysWithValues: kinds.map { ($0, $0 == .finalInternalError ? 0.1 : 1) })
         let sum = weights.values.reduce(0, +)
         return FaultConfiguration(rates: weights.mapValues { total * $0 / sum }, latency: latency, slowAnswerDelay: slowAnswerDelay)
     }

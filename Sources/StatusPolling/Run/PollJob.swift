@@ -38,11 +38,15 @@ public struct PollJob: Sendable {
         public var handlesSignals: Bool
         /// Show progress on stderr (a terminal line, or a log line every 30 s).
         public var showsProgress: Bool
+        /// Stops the run when the App Store fails for a sustained stretch (nil: off).
+        public var circuitBreaker: CircuitBreaker?
+        /// How long the run may take before it stops starting rows (nil: no limit).
+        public var deadline: Duration?
 
         public init(
             selection: Selection, bundleID: String, nowMs: Int64, concurrency: Int = PollRun.Configuration.defaultConcurrency,
             dryRun: Bool = false, maxRate: Double? = nil, recordedOptions: [String: String] = [:], metricsFile: String? = nil,
-            handlesSignals: Bool = true, showsProgress: Bool = true
+            handlesSignals: Bool = true, showsProgress: Bool = true, circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil
         ) {
             self.selection = selection
             self.bundleID = bundleID
@@ -54,6 +58,8 @@ public struct PollJob: Sendable {
             self.metricsFile = metricsFile
             self.handlesSignals = handlesSignals
             self.showsProgress = showsProgress
+            self.circuitBreaker = circuitBreaker
+            self.deadline = deadline
         }
 
         var mode: RunMode {
@@ -142,7 +148,8 @@ public struct PollJob: Sendable {
         let run = PollRun(
             configuration: .init(
                 bundleID: configuration.bundleID, nowMs: configuration.nowMs, selection: plan.selection, concurrency: configuration.concurrency,
-                dryRun: configuration.dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: configuration.maxRate),
+                dryRun: configuration.dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: configuration.maxRate,
+                circuitBreaker: configuration.circuitBreaker, deadline: configuration.deadline),
             store: store, source: source, logger: logger, stop: stop, progress: { progress?.update($0) })
         let report = await run.run()
         progress?.finish()

@@ -17,16 +17,21 @@ extension PollRun {
     }
 
     /// Writes one batch (unless dry) in one transaction with the run's checkpoint. When the batch
-    /// fails as a whole (a constraint, the disk), each row is tried alone, so one bad row does not
+    /// fails because of one row (a constraint), each row is tried alone, so one bad row does not
     /// cost its neighbours; a row that still fails is counted as a `store_error` and the run goes on.
-    func write(_ batch: [RowResult], checkpoint: Int64) async -> [WrittenRow] {
-        if configuration.dryRun { return await dryRunOutcomes(batch) }
+    /// When the database itself fails (a full disk, a file made read-only, a lock held too long),
+    /// nothing of the batch was written and the error comes back to end the run.
+    func write(_ batch: [RowResult], checkpoint: Int64) async -> (rows: [WrittenRow], fatal: StoreError?) {
+        if configuration.dryRun { return (await dryRunOutcomes(batch), nil) }
         let mark = configuration.runID.map { (runID: $0, through: checkpoint) }
         do {
             let outcomes = try await store.write(ResultBatch(batch.map(storeResult), checkpoint: mark))
-            return zip(batch, outcomes).map { written($0, $1) }
+            return (zip(batch, outcomes).map { written($0, $1) }, nil)
+        } catch let error as StoreError {
+            logger.error("the database failed; the run stops", metadata: ["rows": "\(batch.count)", "error": "\(error)"])
+            return (batch.map { storeError($0, error) }, error)
         } catch {
-            guard batch.count > 1 else { return [storeError(batch[0], error)] }
+            guard batch.count > 1 else { return ([storeError(batch[0], error)], nil) }
             logger.warning("a batch could not be written; writing its rows one by one", metadata: ["rows": "\(batch.count)", "error": "\(error)"])
         }
         var rows: [WrittenRow] = []
@@ -38,7 +43,7 @@ extension PollRun {
             }
         }
         if let mark { _ = try? await store.write(ResultBatch([], checkpoint: mark)) }
-        return rows
+        return (rows, nil)
     }
 
     private func storeResult(_ result: RowResult) -> ResultBatch.Result {

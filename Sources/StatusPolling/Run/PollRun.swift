@@ -37,13 +37,19 @@ public struct PollRun: Sendable {
         public var resumeAfter: Int64
         /// At most this many rows started per second (nil: no limit).
         public var maxRate: Double?
-        /// After a stop request, how long requests in flight may still finish.
+        /// After a stop request, the deadline or a tripped breaker, how long requests in flight
+        /// may still finish.
         public var stopGrace: Duration
+        /// Stops the run when the App Store fails for a sustained stretch (nil: off, every row is tried).
+        public var circuitBreaker: CircuitBreaker?
+        /// How long the run may take: once it passes, no new row starts, as on SIGTERM (nil: no limit).
+        public var deadline: Duration?
 
         public init(
             bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = Self.defaultConcurrency,
             pageSize: Int = 500, batchSize: Int = 100, flushInterval: Duration = .milliseconds(50), dryRun: Bool = false,
-            runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil, stopGrace: Duration = .seconds(3)
+            runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil, stopGrace: Duration = .seconds(3),
+            circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil
         ) {
             self.bundleID = bundleID
             self.nowMs = nowMs
@@ -57,6 +63,8 @@ public struct PollRun: Sendable {
             self.resumeAfter = resumeAfter
             self.maxRate = maxRate
             self.stopGrace = stopGrace
+            self.circuitBreaker = circuitBreaker
+            self.deadline = deadline
         }
     }
 
@@ -93,10 +101,21 @@ public struct PollRun: Sendable {
         case abandoned
         /// The stop request's grace period is over.
         case stopDeadline
+        /// The run's `deadline` passed.
+        case deadlinePassed
         /// The oldest pending result has waited `flushInterval`.
         case flushDue
-        /// A batch was written (or, in a dry run, checked).
-        case written([WrittenRow])
+        /// A batch was written (or, in a dry run, checked); `fatal` when the database failed.
+        case written([WrittenRow], fatal: StoreError?)
+    }
+
+    /// Why a run stopped starting rows of its own accord.
+    enum Halt {
+        /// The App Store failed for a sustained stretch; the message names the failure mix.
+        case circuitBreaker(String)
+        case deadline
+        /// The database failed as a whole (a full disk); nothing more can be written.
+        case storeFailed(String)
     }
 
     /// Runs to the end of the selection, or until stopped. Never throws: an abort (credentials
@@ -105,6 +124,9 @@ public struct PollRun: Sendable {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
         var state = PipelineState(resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate, concurrency: configuration.concurrency)
+        var breaker = configuration.circuitBreaker.map(CircuitBreaker.Record.init)
+        /// Why the run itself stopped starting rows (the breaker tripped, the deadline passed).
+        var halt: Halt?
         do {
             var rows = try await SelectionCursor.open(store: store, configuration: configuration)
             let total = rows.total
@@ -117,12 +139,27 @@ public struct PollRun: Sendable {
                     try? await Task.sleep(for: grace)
                     return .stopDeadline
                 }
+                if let deadline = configuration.deadline {
+                    group.addTask {
+                        try? await Task.sleep(for: deadline)
+                        return .deadlinePassed
+                    }
+                }
+                /// Starts no new row; requests in flight get the stop's grace period.
+                func haltRun(_ reason: Halt) {
+                    guard halt == nil, !stop.isRequested else { return }
+                    halt = reason
+                    group.addTask {
+                        try? await Task.sleep(for: grace)
+                        return .stopDeadline
+                    }
+                }
                 var inFlight = 0
                 var pending: [RowResult] = []
                 var writing = false
                 var flushTimerArmed = false
                 func startNext() async throws -> Bool {
-                    guard !stop.isRequested, let row = try await rows.next() else { return false }
+                    guard !stop.isRequested, halt == nil, let row = try await rows.next() else { return false }
                     await state.pace()
                     state.checkpoints.dispatched(row.id)
                     group.addTask {
@@ -138,7 +175,10 @@ public struct PollRun: Sendable {
                     pending.removeAll(keepingCapacity: true)
                     let checkpoint = state.checkpoints.completed(batch.map(\.row.id))
                     writing = true
-                    group.addTask { .written(await Task { await write(batch, checkpoint: checkpoint) }.value) }
+                    group.addTask {
+                        let (rows, fatal) = await Task { await write(batch, checkpoint: checkpoint) }.value
+                        return .written(rows, fatal: fatal)
+                    }
                 }
                 func armFlushTimer() {
                     guard !flushTimerArmed, !pending.isEmpty else { return }
@@ -160,19 +200,29 @@ public struct PollRun: Sendable {
                             state.deprecationLogged = true
                         }
                         pending.append(result)
+                        if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
+                            logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(inFlight)"])
+                            haltRun(.circuitBreaker(tripped))
+                        } else if case .adopt = result.decision {
+                            _ = breaker?.record(nil)
+                        }
                         if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
                         while inFlight < state.limit.current, try await startNext() {}
                     case .flushDue:
                         flushTimerArmed = false
                         if !writing, !pending.isEmpty { flush() }
-                    case .written(let written):
+                    case .written(let written, let fatal):
                         writing = false
                         for row in written { count(row, into: &report) }
+                        if let fatal { haltRun(.storeFailed(fatal.description)) }
                         progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
                         if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
                     case .abandoned:
                         inFlight -= 1
                         report.abandoned += 1
+                    case .deadlinePassed:
+                        logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(inFlight)"])
+                        haltRun(.deadline)
                     case .stopDeadline:
                         if inFlight > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"]) }
                         group.cancelAll()
@@ -181,13 +231,23 @@ public struct PollRun: Sendable {
                 group.cancelAll()
                 if !pending.isEmpty {
                     let checkpoint = state.checkpoints.completed(pending.map(\.row.id))
-                    for row in await write(pending, checkpoint: checkpoint) { count(row, into: &report) }
+                    let (rows, fatal) = await write(pending, checkpoint: checkpoint)
+                    for row in rows { count(row, into: &report) }
+                    if let fatal { haltRun(.storeFailed(fatal.description)) }
                     pending.removeAll()
                 }
             }
             if stop.isRequested {
                 report.interrupted = true
                 logger.notice("run stopped on request", metadata: ["done": "\(report.selected)", "checkpoint": "\(state.checkpoints.checkpoint)"])
+            } else if case .deadline = halt {
+                report.interrupted = true
+                report.deadlineReached = true
+                logger.notice("run stopped at its deadline", metadata: ["done": "\(report.selected)", "checkpoint": "\(state.checkpoints.checkpoint)"])
+            } else if case .circuitBreaker(let reason) = halt {
+                report.aborted = reason
+            } else if case .storeFailed(let reason) = halt {
+                report.aborted = reason
             }
         } catch let abort as RunAbort {
             report.aborted = abort.description

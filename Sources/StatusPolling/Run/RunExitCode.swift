@@ -8,9 +8,11 @@ public enum RunExitCode: Int32, Sendable, CaseIterable {
     case someFailed = 1
     /// A bad flag, a missing secret, an unreadable or unmigrated database.
     case usage = 2
-    /// The run stopped early: the App Store refused the credentials, or the store could not be read.
+    /// The run stopped early: the App Store refused the credentials or kept failing (the circuit
+    /// breaker), or the store could not be read.
     case aborted = 3
-    /// Stopped by SIGTERM/SIGINT; what was done is written; a backfill resumes with `--resume`.
+    /// Stopped by SIGTERM/SIGINT or at `--deadline`; what was done is written; a backfill resumes
+    /// with `--resume`.
     case interrupted = 4
     /// Another run holds the lock (EX_TEMPFAIL: try again later).
     case locked = 75
@@ -22,7 +24,7 @@ public enum RunExitCode: Int32, Sendable, CaseIterable {
         case .someFailed: return "the run finished but some subscriptions failed; their access is unchanged"
         case .usage: return "usage or configuration error"
         case .aborted: return "the run was aborted"
-        case .interrupted: return "stopped by a signal; what was done is written"
+        case .interrupted: return "stopped by a signal or the deadline; what was done is written"
         case .locked: return "another run holds the lock"
         }
     }
@@ -37,9 +39,9 @@ public enum RunExitCode: Int32, Sendable, CaseIterable {
         case .usage:
             return "usage or configuration error: bad flag, missing secret, missing, unreadable or unmigrated database"
         case .aborted:
-            return "run aborted: Apple answered 21004 (wrong shared secret), or the database could not be read (including one held locked by another writer for more than the 10 s busy timeout) — nothing was changed"
+            return "run aborted: Apple answered 21004 (wrong shared secret), the App Store kept failing (the circuit breaker: most of the last subscriptions failed with timeouts, 5xx, outage pages or retryable statuses), or the database could not be read or written (a full disk, or held locked by another writer for more than the 10 s busy timeout) — no access was taken away; the next run picks up as usual"
         case .interrupted:
-            return "stopped by SIGTERM/SIGINT: no new row was started, requests in flight had 3 s to finish, what was done is written; a backfill resumes with `--resume`"
+            return "stopped by SIGTERM/SIGINT or at `--deadline`: no new row was started, requests in flight had 3 s to finish, what was done is written; a backfill resumes with `--resume`"
         case .locked:
             return "another run holds the database's lock (`DB.lock`); this run did nothing — try again later"
         }

@@ -36,7 +36,7 @@ extension RunReport {
         }
         lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
         if let aborted { lines.append(Self.row("ABORTED", aborted)) }
-        if interrupted { lines.append(Self.row("STOPPED", "on request after \(selected) rows\(abandoned > 0 ? ", \(abandoned) in flight abandoned" : ""); checkpoint \(checkpoint)")) }
+        if interrupted { lines.append(Self.row("STOPPED", "\(deadlineReached ? "at the deadline" : "on request") after \(selected) rows\(abandoned > 0 ? ", \(abandoned) in flight abandoned" : ""); checkpoint \(checkpoint)")) }
         lines.append(Self.row("exit", "\(exitCode.rawValue) (\(exitCode.meaning))"))
         return lines.joined(separator: "\n")
     }

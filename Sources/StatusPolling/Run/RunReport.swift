@@ -32,8 +32,10 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var durationSeconds = 0.0
     /// Why the run stopped early, when it did.
     public var aborted: String?
-    /// Stopped by SIGTERM/SIGINT before the end of the selection.
+    /// Stopped by SIGTERM/SIGINT, or at the deadline, before the end of the selection.
     public var interrupted = false
+    /// Stopped because the run's `--deadline` passed.
+    public var deadlineReached = false
     /// Requests in flight abandoned when the stop's grace period ran out.
     public var abandoned = 0
     /// Every selected row with an id up to this one is done (a backfill resumes after it).
@@ -43,7 +45,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
-        case failed, exitCode = "exit_code", interrupted, abandoned, checkpoint
+        case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,6 +69,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(durationSeconds, forKey: .durationSeconds)
         try c.encode(aborted, forKey: .aborted)
         try c.encode(interrupted, forKey: .interrupted)
+        try c.encode(deadlineReached, forKey: .deadlineReached)
         try c.encode(abandoned, forKey: .abandoned)
         try c.encode(checkpoint, forKey: .checkpoint)
         try c.encode(exitCode.rawValue, forKey: .exitCode)

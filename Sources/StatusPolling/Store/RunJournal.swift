@@ -7,7 +7,8 @@ public protocol RunJournal: Sendable {
     /// Opens a backfill: a run whose target rows are fixed now, so `--resume` finishes that set.
     func startBackfill(_ start: RunStart, targets: BackfillTargets) async throws -> (runID: Int64, targets: Int)
 
-    /// The backfill to resume: the latest one that did not finish, with its checkpoint.
+    /// The backfill to resume: the latest one that did not finish (interrupted, killed, or aborted
+    /// by the circuit breaker or a credential rejection), with its checkpoint.
     func resumableBackfill() async throws -> RunRecord?
 
     /// Marks a run as running again (a resumed backfill) under this process.

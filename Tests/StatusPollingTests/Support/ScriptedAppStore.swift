@@ -22,6 +22,8 @@ actor ScriptedAppStore {
         case delayed(Duration, Reply)
         /// HTTP 200 whose body comes one byte per interval and never ends.
         case trickle(Duration)
+        /// No answer at all until the test ends: a timeout test that no machine speed can pass.
+        case never
     }
 
     /// A request as the server saw it. The server decodes it with JSONSerialization, independently
@@ -38,6 +40,9 @@ actor ScriptedAppStore {
     /// Requests being answered right now, and the most seen at once.
     private(set) var inFlight = 0
     private(set) var maxInFlight = 0
+    /// Requests held by `.never`, released when the server stops.
+    private var hanging: [CheckedContinuation<Void, Never>] = []
+    private var stopped = false
     /// Headers added to every reply (e.g. `Deprecation`).
     var extraHeaders: [String: String] = [:]
 
@@ -53,6 +58,18 @@ actor ScriptedAppStore {
     private func key(_ receipt: String, _ environment: String?) -> String { "\(environment ?? "*")|\(receipt)" }
 
     fileprivate func finished() { inFlight -= 1 }
+
+    /// Holds a `.never` request until the server stops.
+    fileprivate func hang() async {
+        guard !stopped else { return }
+        await withCheckedContinuation { hanging.append($0) }
+    }
+
+    fileprivate func stop() {
+        stopped = true
+        for request in hanging { request.resume() }
+        hanging.removeAll()
+    }
 
     fileprivate func nextReply(environment: String, body: ByteBuffer) -> (Reply, [String: String]) {
         inFlight += 1
@@ -80,6 +97,11 @@ actor ScriptedAppStore {
             router.post("\(environment)/verifyReceipt") { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
                 let (reply, headers) = await store.nextReply(environment: environment, body: body)
+                if case .never = reply {
+                    await store.hang()
+                    await store.finished()
+                    return Response(status: .serviceUnavailable)
+                }
                 do {
                     let response = try await Self.response(for: reply, extraHeaders: headers)
                     await store.finished()
@@ -92,7 +114,14 @@ actor ScriptedAppStore {
         }
         return try await withLoopbackServer(router) { port in
             let base = "http://127.0.0.1:\(port)"
-            return try await body(store, "\(base)/production/verifyReceipt", "\(base)/sandbox/verifyReceipt")
+            do {
+                let result = try await body(store, "\(base)/production/verifyReceipt", "\(base)/sandbox/verifyReceipt")
+                await store.stop()
+                return result
+            } catch {
+                await store.stop()
+                throw error
+            }
         }
     }
 
@@ -127,6 +156,8 @@ actor ScriptedAppStore {
                     try await Task.sleep(for: interval)
                 }
             })
+        case .never:
+            return Response(status: .serviceUnavailable)
         case .delayed(let delay, let then):
             try await Task.sleep(for: delay)
             return try await response(for: then, extraHeaders: extraHeaders)

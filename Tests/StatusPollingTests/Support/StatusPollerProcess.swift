@@ -34,12 +34,18 @@ final class StatusPollerProcess: @unchecked Sendable {
     }
 
     /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET is removed unless given.
-    static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> StatusPollerProcess {
+    /// `unprivileged` runs it as `nobody` when the tests run as root, so file permissions bite.
+    static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) throws -> StatusPollerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
+        if unprivileged, getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
+        } else {
+            process.executableURL = binary
+            process.arguments = arguments
+        }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
         env.merge(environment) { $1 }
