@@ -128,8 +128,13 @@ private struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                defer { index += 1 }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                // Bytes that are not UTF-8 are not JSON text (RFC 8259 §8.1): refused, never repaired
+                // into U+FFFD, so a corrupted body cannot pass for an answer.
+                guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
+                    throw error("a string that is not UTF-8")
+                }
+                index += 1
+                return text
             }
             if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
             if byte < 0x20 { throw error("a control character inside a string") }
@@ -145,7 +150,8 @@ private struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                return String(decoding: utf8, as: UTF8.self)
+                guard let text = String(validating: utf8, as: UTF8.self) else { throw error("a string that is not UTF-8") }
+                return text
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw error("the document ends inside an escape") }
                 let escape = bytes[index]
