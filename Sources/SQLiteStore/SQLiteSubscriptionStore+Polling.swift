@@ -95,18 +95,32 @@ extension SQLiteSubscriptionStore {
         guard current[1] as Bool else { return .superseded }
         let userID: String = current[0]
         let previous = StateColumns.state(current, from: 2)
-        let state = update.state
-        if let chain = state.originalTransactionID, chain != previous.originalTransactionID,
-            let owner = try Int64.fetchOne(
-                try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?"),
-                arguments: [chain, update.subscriptionID])
-        {
-            let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
-            try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
-            try writeEvent(
-                db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                reason: "conflict", appleStatus: update.upstreamStatus.code, old: previous, new: previous)
-            return .conflict(owner: owner)
+        var state = update.state
+        var discovered: [SubscriptionState] = []
+        if let chain = state.originalTransactionID, chain != previous.originalTransactionID {
+            // Adopting a chain: the first candidate no other row owns, read inside this
+            // transaction, so two rows racing for one receipt get one owner.
+            var unowned: [SubscriptionState] = []
+            var firstOwner: Int64?
+            for candidate in [state] + update.otherChains {
+                guard let otid = candidate.originalTransactionID else { continue }
+                if let owner = try owner(db, of: otid, besides: update.subscriptionID) {
+                    firstOwner = firstOwner ?? owner
+                } else {
+                    unowned.append(candidate)
+                }
+            }
+            guard let adopted = unowned.first else {
+                let owner = firstOwner ?? 0
+                let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
+                try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
+                try writeEvent(
+                    db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
+                    reason: "conflict", appleStatus: update.upstreamStatus.code, old: previous, new: previous)
+                return .conflict(owner: owner)
+            }
+            state = adopted
+            discovered = Array(unowned.dropFirst())
         }
         try db.cachedStatement(sql: """
             UPDATE subscriptions SET
@@ -131,7 +145,36 @@ extension SQLiteSubscriptionStore {
                 db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
                 reason: reason.rawValue, appleStatus: update.upstreamStatus.code, old: previous, new: state)
         }
-        return .written(previous: previous)
+        for chain in discovered {
+            try enrollDiscovered(db, chain, userID: userID, receipt: update.latestReceipt ?? update.receiptSent, update: update)
+        }
+        return .written(previous: previous, adopted: state == update.state ? nil : state, discovered: discovered.count)
+    }
+
+    /// The row that owns `otid`, other than `id`.
+    private static func owner(_ db: Database, of otid: String, besides id: Int64) throws -> Int64? {
+        try Int64.fetchOne(
+            try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?"),
+            arguments: [otid, id])
+    }
+
+    /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
+    /// of the same user, with its audit event, so the web service and `show` see it.
+    private static func enrollDiscovered(_ db: Database, _ state: SubscriptionState, userID: String, receipt: String, update: VerifiedUpdate) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO subscriptions (
+                user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
+                grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
+                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                userID, receipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
+                state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
+                state.expirationIntent, state.cancelledAt, update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code,
+            ])
+        try writeEvent(
+            db, subscriptionID: db.lastInsertedRowID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
+            reason: "discovered", appleStatus: update.upstreamStatus.code, old: .unverified, new: state)
     }
 
     /// One audit row, in the caller's transaction: who, when, which run, why, before and after.

@@ -18,8 +18,8 @@ import Testing
         SubscriptionRow(id: 7, userID: "user-7", latestReceipt: "OLD-RECEIPT", state: state)
     }
 
-    func decide(_ json: String, _ row: SubscriptionRow) throws -> EntitlementDecision.Outcome {
-        EntitlementDecision.decide(answer: try response(json).statusAnswer, row: row, bundleID: AppleJSON.bundleID)
+    func decide(_ json: String, _ row: SubscriptionRow, nowMs: Int64? = nil) throws -> EntitlementDecision.Outcome {
+        EntitlementDecision.decide(answer: try response(json).statusAnswer, row: row, bundleID: AppleJSON.bundleID, nowMs: nowMs)
     }
 
     /// A verified monthly subscriber, renewing automatically, expiring at t0 + 30 days.
@@ -152,14 +152,50 @@ import Testing
         let adopted = SubscriptionState(
             originalTransactionID: "1000000500", productID: "storage.yearly", environment: "Production",
             expiresAt: t0 + 365 * day, autoRenewStatus: false, autoRenewProductID: "storage.yearly")
-        #expect(try decide(json, row()) == .adopt(adopted, latestReceipt: "UPDATED-RECEIPT"))
+        #expect(try decide(json, row()) == .adopt(adopted, latestReceipt: "UPDATED-RECEIPT", otherChains: [verifiedMonthly]))
+    }
+
+    /// A real two-subscription receipt: one chain live and renewing, the other refunded and
+    /// expiring 170 s after it. Picking by expiry alone showed a paying user as refunded.
+    @Test func aNewRowAdoptsTheChainThatGrantsAccessBeforeALaterRefundedOne() throws {
+        let live = T(productID: "premium.monthly", originalTransactionID: "1000000001", transactionID: "2000000001", expiresMs: t0 + 30 * day, groupID: "A")
+        let refunded = T(
+            productID: "premium.yearly", originalTransactionID: "1000000777", transactionID: "2000000777",
+            expiresMs: t0 + 30 * day + 170_000, cancellationMs: t0 + 2 * day, groupID: "B")
+        let renewals = [R(), R(originalTransactionID: "1000000777", productID: "premium.yearly", autoRenewProductID: "premium.yearly", autoRenewStatus: "0")]
+        let json = AppleJSON.valid(transactions: [refunded, live], renewals: renewals)
+        let refundedState = SubscriptionState(
+            originalTransactionID: "1000000777", productID: "premium.yearly", environment: "Production",
+            expiresAt: t0 + 30 * day + 170_000, autoRenewStatus: false, autoRenewProductID: "premium.yearly", cancelledAt: t0 + 2 * day)
+        // At the run's clock the live chain grants access: adopted; the refunded one is recorded.
+        #expect(try decide(json, row(), nowMs: t0 + 10 * day) == .adopt(verifiedMonthly, latestReceipt: "UPDATED-RECEIPT", otherChains: [refundedState]))
+        // When no chain grants access (both over), the one that expires last, as before.
+        #expect(try decide(json, row(), nowMs: t0 + 40 * day) == .adopt(refundedState, latestReceipt: "UPDATED-RECEIPT", otherChains: [verifiedMonthly]))
+        // A row that owns a chain stays on it and records nothing else.
+        #expect(try decide(json, row(refundedState), nowMs: t0 + 10 * day) == .adopt(refundedState, latestReceipt: "UPDATED-RECEIPT"))
+    }
+
+    @Test func amongChainsThatGrantAccessTheLatestExpiringWinsAndAGracePeriodCounts() throws {
+        let soon = T(originalTransactionID: "1000000001", transactionID: "2000000001", expiresMs: t0 + 11 * day, groupID: "A")
+        let later = T(productID: "storage.yearly", originalTransactionID: "1000000500", transactionID: "2000000500", expiresMs: t0 + 300 * day, groupID: "B")
+        // Expired, but in a grace period that ends after the clock: it grants access too.
+        let lapsed = T(productID: "music.monthly", originalTransactionID: "1000000900", transactionID: "2000000900", expiresMs: t0 + 9 * day, groupID: "C")
+        let renewals = [
+            R(), R(originalTransactionID: "1000000500", productID: "storage.yearly", autoRenewProductID: "storage.yearly"),
+            R(originalTransactionID: "1000000900", productID: "music.monthly", autoRenewProductID: "music.monthly", expirationIntent: "2", isInBillingRetry: "1", graceEndsMs: t0 + 20 * day),
+        ]
+        guard case .adopt(let state, _, let others) = try decide(AppleJSON.valid(transactions: [soon, lapsed, later], renewals: renewals), row(), nowMs: t0 + 10 * day) else {
+            Issue.record("expected adoption"); return
+        }
+        #expect(state.originalTransactionID == "1000000500")
+        #expect(others.map(\.originalTransactionID) == ["1000000001", "1000000900"])
     }
 
     @Test func equalExpiriesAdoptTheSmallerOriginalTransactionID() throws {
         let a = T(originalTransactionID: "1000000009", transactionID: "2000000009")
         let b = T(originalTransactionID: "1000000002", transactionID: "2000000002")
         for order in [[a, b], [b, a]] {
-            guard case .adopt(let state, _) = try decide(AppleJSON.valid(transactions: order, renewals: []), row()) else {
+            guard case .adopt(let state, _, _) = try decide(AppleJSON.valid(transactions: order, renewals: []), row()) else {
                 Issue.record("expected adoption"); return
             }
             #expect(state.originalTransactionID == "1000000002")

@@ -246,12 +246,9 @@ extension ResponseFuzzTests {
         var note: String
     }
 
-    /// The state and receipt an adoption writes. Read by reflection, so that these tests do not
-    /// depend on how many values the case carries (more are being added for new rows).
+    /// The state and receipt an adoption writes.
     static func adoption(_ outcome: EntitlementDecision.Outcome) -> (state: SubscriptionState, latestReceipt: String?)? {
-        guard case .adopt = outcome, let payload = Mirror(reflecting: outcome).children.first?.value else { return nil }
-        let values = Mirror(reflecting: payload).children.map(\.value)
-        guard values.count >= 2, let state = values[0] as? SubscriptionState, let receipt = values[1] as? String? else { return nil }
+        guard case .adopt(let state, let receipt, _) = outcome else { return nil }
         return (state, receipt)
     }
 

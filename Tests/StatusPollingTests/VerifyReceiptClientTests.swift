@@ -44,6 +44,26 @@ import Testing
         return nil
     }
 
+    /// iOS 6-style answers: `receipt.bid` instead of `bundle_id`, and 21006 with
+    /// `latest_expired_receipt_info`. Refused with their own reason and what to do, asked once,
+    /// never read as another app's receipt.
+    @Test(arguments: [
+        #"{"status": 0, "receipt": {"bid": "com.example.premium", "bvrs": "1.0", "original_transaction_id": "1000000001", "product_id": "premium.monthly", "expires_date": "1370000000000"}, "latest_receipt_info": {"bid": "com.example.premium", "original_transaction_id": "1000000001", "expires_date": "1370000000000"}, "latest_receipt": "OLD-STYLE"}"#,
+        #"{"status": 21006, "receipt": {"bid": "com.example.premium", "original_transaction_id": "1000000001", "expires_date": "1370000000000"}, "latest_expired_receipt_info": {"bid": "com.example.premium", "original_transaction_id": "1000000001", "expires_date": "1370000000000"}}"#,
+    ])
+    func iOS6StyleAnswersAreRefusedWithTheirOwnReason(body: String) async throws {
+        try await withClient { server, client in
+            await server.script("R1", [.json(body)])
+            let row = SubscriptionRow(id: 1, userID: "u1", latestReceipt: "R1", state: .unverified)
+            let lookup = try await client.status(of: row, logger: logger)
+            guard case .failed(let failure) = lookup.result else { Issue.record("expected a failure, got \(lookup.result)"); return }
+            #expect(failure.reason == .legacyReceipt)
+            #expect(failure.isTransient == false)
+            #expect(failure.detail.hasPrefix("Apple answered for an iOS 6-style transaction receipt (receipt.bid, latest_expired_receipt_info), not an app receipt; have the app upload its app receipt"))
+            #expect(await server.received.count == 1)
+        }
+    }
+
     @Test func sendsApplesRequestBodyToProductionFirst() async throws {
         try await withClient { server, client in
             await server.script("R1", [.json(Self.valid)])

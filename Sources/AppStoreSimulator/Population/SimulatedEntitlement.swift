@@ -83,13 +83,15 @@ extension SimulatedSubscriber {
     }
 
     /// The truth of the chain `originalTransactionID` at `ms`; with nil, of the chain a new
-    /// enrolment adopts (the one expiring last; ties to the smaller id).
+    /// enrolment adopts: one that grants access, the latest-expiring first; when none does, the
+    /// one expiring last; ties to the smaller id.
     public func entitlement(originalTransactionID: String?, at ms: Int64) -> SimulatedEntitlement? {
         let receipt = receipt(at: ms)
         let truths = chains.compactMap { $0.entitlement(at: ms, environment: environment, latestReceipt: receipt) }
         if let originalTransactionID { return truths.first { $0.originalTransactionID == originalTransactionID } }
         return truths.min { lhs, rhs in
-            lhs.expiresAtMs != rhs.expiresAtMs ? lhs.expiresAtMs > rhs.expiresAtMs : lhs.originalTransactionID < rhs.originalTransactionID
+            if lhs.isEntitled != rhs.isEntitled { return lhs.isEntitled }
+            return lhs.expiresAtMs != rhs.expiresAtMs ? lhs.expiresAtMs > rhs.expiresAtMs : lhs.originalTransactionID < rhs.originalTransactionID
         }
     }
 

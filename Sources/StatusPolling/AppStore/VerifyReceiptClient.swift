@@ -53,6 +53,13 @@ public final class VerifyReceiptClient: SubscriptionStatusSource {
             return StatusLookup(result: .credentialsRejected(abort), stats: stats)
         }
         switch verification.result {
+        case .answered(let response) where response.isForTransactionReceipt:
+            let failure = VerificationFailure(
+                .legacyReceipt,
+                "Apple answered for an iOS 6-style transaction receipt (receipt.bid, latest_expired_receipt_info), not an app receipt; "
+                    + "have the app upload its app receipt (the file at Bundle.main.appStoreReceiptURL), then this row is verified the next night",
+                upstreamStatus: .verifyReceipt(response.status))
+            return StatusLookup(result: .failed(failure), stats: verification.stats)
         case .answered(let response): return StatusLookup(result: .answered(response.statusAnswer), stats: verification.stats)
         case .failed(let failure): return StatusLookup(result: .failed(failure), stats: verification.stats)
         }

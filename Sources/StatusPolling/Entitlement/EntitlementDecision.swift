@@ -7,40 +7,55 @@
 public enum EntitlementDecision {
     /// The outcome of deciding on one answer.
     public enum Outcome: Sendable, Equatable {
-        /// Write these contract columns, and this receipt when Apple sent a newer one.
-        case adopt(SubscriptionState, latestReceipt: String?)
+        /// Write these contract columns, and this receipt when Apple sent a newer one. For a row
+        /// that owns no chain yet, `otherChains` are the receipt's other subscriptions in order of
+        /// preference: the store adopts the first chain no other row owns and records the rest.
+        case adopt(SubscriptionState, latestReceipt: String?, otherChains: [SubscriptionState] = [])
         /// Change no contract column: the answer cannot be trusted or does not concern this row.
         case reject(VerificationFailure)
     }
 
-    /// Decides the new state of `row` from an answer for the app `bundleID`.
-    public static func decide(answer: StatusAnswer, row: SubscriptionRow, bundleID: String) -> Outcome {
+    /// Decides the new state of `row` from an answer for the app `bundleID`. `nowMs` is the run's
+    /// clock: a new row prefers a chain that grants access then (nil: by expiry alone).
+    public static func decide(answer: StatusAnswer, row: SubscriptionRow, bundleID: String, nowMs: Int64? = nil) -> Outcome {
         let answeredBundle = answer.bundleID
         guard answeredBundle == bundleID else {
             return .reject(.init(.bundleMismatch, "receipt is for bundle \(answeredBundle ?? "(none)"), expected \(bundleID)"))
         }
         let chains = SubscriptionChain.chains(in: answer.transactions)
-        let chain: SubscriptionChain
         if let owned = row.state.originalTransactionID {
-            guard let found = chains.first(where: { $0.originalTransactionID == owned }) else {
+            guard let chain = chains.first(where: { $0.originalTransactionID == owned }) else {
                 return .reject(.init(.chainNotInReceipt, "original_transaction_id \(owned) is not in the answer"))
             }
-            chain = found
-        } else {
-            // A new enrolment adopts the subscription that runs longest; ties go to the smaller id so
-            // the choice never depends on the order Apple listed the entries in.
-            let byExpiry = chains.sorted { lhs, rhs in
-                let (left, right) = (lhs.effective.expiresDateMs ?? .min, rhs.effective.expiresDateMs ?? .min)
-                return left != right ? left > right : lhs.originalTransactionID < rhs.originalTransactionID
-            }
-            guard let longest = byExpiry.first else {
-                return .reject(.init(.noSubscriptionInReceipt, "the receipt holds no auto-renewable subscription"))
-            }
-            chain = longest
+            return .adopt(state(of: chain, answer: answer, row: row), latestReceipt: answer.latestReceipt)
         }
+        // A new enrolment: every chain of the receipt, the preferred first.
+        let candidates = chains.map { state(of: $0, answer: answer, row: row) }.sorted { preferred($0, over: $1, nowMs: nowMs) }
+        guard let first = candidates.first else {
+            return .reject(.init(.noSubscriptionInReceipt, "the receipt holds no auto-renewable subscription"))
+        }
+        return .adopt(first, latestReceipt: answer.latestReceipt, otherChains: Array(candidates.dropFirst()))
+    }
+
+    /// The adoption rule for a new row: a chain that grants access at the run's clock (not
+    /// refunded; expiry or grace period ahead), the latest-expiring first; when none does, the
+    /// chain whose effective transaction expires last. Ties go to the smaller id, so the choice
+    /// never depends on the order Apple listed the entries in.
+    static func preferred(_ lhs: SubscriptionState, over rhs: SubscriptionState, nowMs: Int64?) -> Bool {
+        if let nowMs {
+            let (left, right) = (lhs.entitlement(at: nowMs).isEntitled, rhs.entitlement(at: nowMs).isEntitled)
+            if left != right { return left }
+        }
+        let (left, right) = (lhs.expiresAt ?? .min, rhs.expiresAt ?? .min)
+        if left != right { return left > right }
+        return (lhs.originalTransactionID ?? "") < (rhs.originalTransactionID ?? "")
+    }
+
+    /// The contract columns `chain` and its renewal info give.
+    private static func state(of chain: SubscriptionChain, answer: StatusAnswer, row: SubscriptionRow) -> SubscriptionState {
         let renewal = answer.renewals.first { $0.originalTransactionID == chain.originalTransactionID }
         let effective = chain.effective
-        let state = SubscriptionState(
+        return SubscriptionState(
             originalTransactionID: chain.originalTransactionID,
             productID: effective.productID,
             environment: answer.environment ?? row.state.environment,
@@ -52,6 +67,5 @@ public enum EntitlementDecision {
             expirationIntent: renewal?.expirationIntent,
             cancelledAt: effective.revocationDateMs
         )
-        return .adopt(state, latestReceipt: answer.latestReceipt)
     }
 }

@@ -21,6 +21,8 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
         case chainNotInReceipt = "chain_not_in_receipt"
         /// The receipt holds no auto-renewable subscription.
         case noSubscriptionInReceipt = "no_subscription_in_receipt"
+        /// An iOS 6-style transaction receipt: the app must upload its app receipt instead.
+        case legacyReceipt = "legacy_receipt"
         /// The chain already belongs to another row: another user replayed this receipt.
         case conflict
         /// The result could not be written (database locked past the busy timeout, disk full).

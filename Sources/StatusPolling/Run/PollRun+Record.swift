@@ -51,9 +51,9 @@ extension PollRun {
         switch result.decision {
         case .fail(let failure):
             return .failed(.init(subscriptionID: row.id, runID: configuration.runID, failure: failure, attemptedAtMs: configuration.nowMs))
-        case .adopt(let state, let receipt, let status):
+        case .adopt(let state, let otherChains, let receipt, let status):
             return .verified(.init(
-                subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, latestReceipt: receipt,
+                subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, otherChains: otherChains, latestReceipt: receipt,
                 upstreamStatus: status, verifiedAtMs: configuration.nowMs))
         }
     }
@@ -62,7 +62,7 @@ extension PollRun {
         switch result.decision {
         case .fail(let failure):
             return WrittenRow(row: result.row, stats: result.stats, outcome: .failed(failure))
-        case .adopt(let state, _, let status):
+        case .adopt(let state, _, _, let status):
             // The store answers for every verified result.
             return WrittenRow(row: result.row, stats: result.stats, outcome: .verified(state, status: status, written: outcome ?? .missing))
         }
@@ -76,18 +76,31 @@ extension PollRun {
     private func dryRunOutcomes(_ batch: [RowResult]) async -> [WrittenRow] {
         var rows: [WrittenRow] = []
         for result in batch {
-            guard case .adopt(let state, _, _) = result.decision else {
+            guard case .adopt(let state, let otherChains, _, _) = result.decision else {
                 rows.append(written(result, nil))
                 continue
             }
             do {
                 let row = result.row
-                if row.state.originalTransactionID == nil, let otid = state.originalTransactionID,
-                    let owner = try await store.subscriptionID(owning: otid), owner != row.id
-                {
-                    rows.append(written(result, .conflict(owner: owner)))
-                } else {
+                guard row.state.originalTransactionID == nil else {
                     rows.append(written(result, .written(previous: row.state)))
+                    continue
+                }
+                // The store's adoption rule, read without writing.
+                var unowned: [SubscriptionState] = []
+                var firstOwner: Int64?
+                for candidate in [state] + otherChains {
+                    guard let otid = candidate.originalTransactionID else { continue }
+                    if let owner = try await store.subscriptionID(owning: otid), owner != row.id {
+                        firstOwner = firstOwner ?? owner
+                    } else {
+                        unowned.append(candidate)
+                    }
+                }
+                if let adopted = unowned.first {
+                    rows.append(written(result, .written(previous: row.state, adopted: adopted == state ? nil : adopted, discovered: unowned.count - 1)))
+                } else {
+                    rows.append(written(result, .conflict(owner: firstOwner ?? 0)))
                 }
             } catch {
                 rows.append(storeError(result, error))
@@ -112,10 +125,13 @@ extension PollRun {
         case .storeError(let error):
             report.countFailure(VerificationFailure(.storeError, "the result could not be written: \(error)"))
             logger.error("could not write the result", metadata: ["subscription.id": "\(id)", "error": "\(error)"])
-        case .verified(let state, let status, let result):
+        case .verified(let decided, let status, let result):
+            var state = decided
             switch result {
-            case .written(let previous):
+            case .written(let previous, let adopted, let discovered):
+                state = adopted ?? decided
                 report.verified += 1
+                report.discovered += discovered
                 let transition = SubscriptionTransition.between(previous, state, at: configuration.nowMs)
                 report.transitions[transition, default: 0] += 1
                 if transition == .unchanged { report.unchanged += 1 } else { report.updated += 1 }

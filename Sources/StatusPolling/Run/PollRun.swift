@@ -274,7 +274,7 @@ public struct PollRun: Sendable {
     /// What one row came to before anything is written.
     struct RowResult: Sendable {
         enum Decision: Sendable {
-            case adopt(SubscriptionState, latestReceipt: String?, status: UpstreamStatus)
+            case adopt(SubscriptionState, otherChains: [SubscriptionState], latestReceipt: String?, status: UpstreamStatus)
             case fail(VerificationFailure)
         }
         var row: SubscriptionRow
@@ -291,9 +291,9 @@ public struct PollRun: Sendable {
         case .failed(let failure):
             return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)
         case .answered(let answer):
-            switch EntitlementDecision.decide(answer: answer, row: row, bundleID: configuration.bundleID) {
-            case .adopt(let state, let receipt):
-                return RowResult(row: row, decision: .adopt(state, latestReceipt: receipt, status: answer.upstreamStatus), stats: lookup.stats)
+            switch EntitlementDecision.decide(answer: answer, row: row, bundleID: configuration.bundleID, nowMs: configuration.nowMs) {
+            case .adopt(let state, let receipt, let otherChains):
+                return RowResult(row: row, decision: .adopt(state, otherChains: otherChains, latestReceipt: receipt, status: answer.upstreamStatus), stats: lookup.stats)
             case .reject(var failure):
                 failure.upstreamStatus = answer.upstreamStatus
                 return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)

@@ -13,6 +13,8 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var updated = 0
     /// Verified rows whose contract columns were already right.
     public var unchanged = 0
+    /// Other subscriptions found in new rows' receipts, enrolled as rows of the same user.
+    public var discovered = 0
     /// Rows whose receipt the web service replaced (or that were deleted) during the run.
     public var superseded = 0
     /// Rows that failed, by reason. Their entitlement columns were not touched.
@@ -42,7 +44,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var checkpoint: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
-        case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded
+        case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint
@@ -57,6 +59,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(updated, forKey: .updated)
         try c.encode(unchanged, forKey: .unchanged)
         try c.encode(superseded, forKey: .superseded)
+        try c.encode(discovered, forKey: .discovered)
         try c.encode(failed, forKey: .failed)
         try c.encode(failedByReason, forKey: .failedByReason)
         try c.encode(failedByAppleStatus, forKey: .failedByAppleStatus)

@@ -6,17 +6,22 @@ public struct VerifiedUpdate: Sendable, Equatable {
     /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
     public var receiptSent: String
     public var state: SubscriptionState
+    /// For a row that owned no chain: the receipt's other chains, in order of preference. The
+    /// store adopts the first of `state` and these that no other row owns, and enrols the other
+    /// unowned ones as rows of the same user, so no subscription of the receipt is lost.
+    public var otherChains: [SubscriptionState]
     /// Apple's `latest_receipt`, stored in place of the one sent; nil keeps the one sent.
     public var latestReceipt: String?
     /// The backend's status of the answer, for the bookkeeping and the audit trail.
     public var upstreamStatus: UpstreamStatus
     public var verifiedAtMs: Int64
 
-    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64) {
+    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64) {
         self.subscriptionID = subscriptionID
         self.runID = runID
         self.receiptSent = receiptSent
         self.state = state
+        self.otherChains = otherChains
         self.latestReceipt = latestReceipt
         self.upstreamStatus = upstreamStatus
         self.verifiedAtMs = verifiedAtMs

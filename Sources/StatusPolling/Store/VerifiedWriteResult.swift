@@ -1,7 +1,9 @@
 /// What writing a successful verification did.
 public enum VerifiedWriteResult: Sendable, Equatable {
     /// The contract columns were written; `previous` is what they held inside the transaction.
-    case written(previous: SubscriptionState)
+    /// `adopted` is set when the preferred chain was owned by another row and the next one was
+    /// adopted instead; `discovered` counts the receipt's other unowned chains enrolled as rows.
+    case written(previous: SubscriptionState, adopted: SubscriptionState? = nil, discovered: Int = 0)
     /// The chain belongs to row `owner`: nothing was granted, the conflict is in the bookkeeping.
     case conflict(owner: Int64)
     /// The web service replaced `latest_receipt` while Apple was being asked: the answer is for an

@@ -68,6 +68,9 @@ final class StatusPollerProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(pid, number) }
 
+    /// What the process has written to stderr so far.
+    var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
+
     /// Waits for the exit and reads what it printed.
     func outcome() async throws -> Outcome {
         let status = await exited.value
@@ -87,4 +90,14 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool
         try await Task.sleep(for: .milliseconds(50))
     }
     return try condition()
+}
+
+/// Polls an async `condition` every 50 ms until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
 }

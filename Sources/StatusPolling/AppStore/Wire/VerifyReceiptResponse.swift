@@ -15,17 +15,32 @@ public struct VerifyReceiptResponse: Sendable, Equatable {
     public var latestReceiptInfo: [LatestReceiptInfo]
     /// `pending_renewal_info`
     public var pendingRenewalInfo: [PendingRenewalInfo]
+    /// `latest_expired_receipt_info`: only iOS 6-style answers (21006) carry it.
+    public var hasLatestExpiredReceiptInfo = false
 
     /// The `receipt` object; the poller only needs the bundle identifier.
     public struct Receipt: Sendable, Equatable {
         /// `bundle_id`: identifies the app the receipt belongs to.
         public var bundleID: String?
+        /// `bid` without `bundle_id`: an iOS 6-style transaction receipt, not an app receipt.
+        public var isTransactionReceipt: Bool
 
-        public init(bundleID: String?) { self.bundleID = bundleID }
+        public init(bundleID: String?, isTransactionReceipt: Bool = false) {
+            self.bundleID = bundleID
+            self.isTransactionReceipt = isTransactionReceipt
+        }
 
         init(_ o: WireObject) throws {
             bundleID = try o.string("bundle_id")
+            isTransactionReceipt = bundleID == nil && o.object["bid"] != nil
         }
+    }
+
+    /// An answer for an iOS 6-style transaction receipt (`receipt.bid`, or 21006's
+    /// `latest_expired_receipt_info`): its shape carries no renewal info and no app bundle, so it
+    /// is refused with its own reason instead of being half-decided.
+    public var isForTransactionReceipt: Bool {
+        receipt?.isTransactionReceipt == true || hasLatestExpiredReceiptInfo
     }
 
     public init(
@@ -55,5 +70,6 @@ public struct VerifyReceiptResponse: Sendable, Equatable {
         latestReceipt = try o.string("latest_receipt")
         latestReceiptInfo = try o.objects("latest_receipt_info").map(LatestReceiptInfo.init)
         pendingRenewalInfo = try o.objects("pending_renewal_info").map(PendingRenewalInfo.init)
+        hasLatestExpiredReceiptInfo = o.object["latest_expired_receipt_info"].map { $0 != .null } ?? false
     }
 }
