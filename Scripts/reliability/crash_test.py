@@ -116,7 +116,7 @@ class CrashTest:
         return row
 
     def written(self, c, clock):
-        """What rows the process at `clock` may have written: a grows when it commits a batch."""
+        """Counts that grow when the process at `clock` commits a batch (rows attempted, audit rows, checkpoints)."""
         return c.execute("SELECT (SELECT count(*) FROM subscriptions WHERE last_attempt_at = ?), (SELECT count(*) FROM subscription_events), "
                          "(SELECT coalesce(sum(checkpoint_id), 0) FROM poll_runs)", (clock,)).fetchone()
 
