@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what status-poller needs on a Debian machine: the system SQLite that GRDB links.
+# Installs what status-poller needs on a Debian machine: the system SQLite that GRDB links, and
+# Python 3 (standard library only) for the reliability harnesses' checks.
 # Idempotent: installs nothing that is already there.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ missing=()
 for package in libsqlite3-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

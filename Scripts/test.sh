@@ -8,3 +8,10 @@ echo "==> building (first build: ~6 min on 2 cores)" >&2
 swift build --build-tests
 echo "==> testing" >&2
 swift test --skip-build "$@"
+# The whole suite (no filter given): the short versions of the reliability harnesses too.
+if [ $# -eq 0 ]; then
+  echo "==> crash consistency, short (docs/RELIABILITY.md)" >&2
+  Scripts/crash-test.sh --short --binary .build/debug/status-poller
+  echo "==> the web service beside a run, short (docs/RELIABILITY.md)" >&2
+  Scripts/beside-test.sh --short --binary .build/debug/status-poller
+fi
