@@ -42,19 +42,9 @@ for v in "$rows" "$readers" "$latency" "$concurrency"; do
 done
 [[ "$busy" =~ ^[0-9]+$ ]] || { echo "error: --busy-timeout-ms takes a whole number" >&2; exit 2; }
 
-if [ -z "$binary" ]; then
-  if [ -x .build/debug/status-poller ]; then binary="$PWD/.build/debug/status-poller"
-  elif [ -x .build/release/status-poller ]; then binary="$PWD/.build/release/status-poller"
-  else
-    Scripts/bootstrap.sh
-    echo "==> building the debug binary" >&2
-    swift build --product status-poller
-    binary="$PWD/.build/debug/status-poller"
-  fi
-fi
-[ -x "$binary" ] || { echo "error: --binary $binary is not an executable" >&2; exit 2; }
+. Scripts/reliability/binary.sh
+resolve_binary
 "$binary" simulate --help | grep -q -- --lean || { echo "error: $binary has no 'simulate --lean'; rebuild" >&2; exit 2; }
-command -v python3 > /dev/null || { echo "error: python3 is needed (standard library only)" >&2; exit 2; }
 echo "==> beside test: $rows rows, $readers reader(s), binary $binary" >&2
 exec python3 Scripts/reliability/beside_test.py --binary "$binary" --rows "$rows" --readers "$readers" --latency-ms "$latency" \
   --concurrency "$concurrency" --busy-timeout-ms "$busy" "${keep[@]}"

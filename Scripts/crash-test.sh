@@ -40,18 +40,8 @@ done
 [[ "$kills" =~ ^[1-9][0-9]*$ && "$subscribers" =~ ^[1-9][0-9]*$ && "$seed" =~ ^[0-9]+$ ]] \
   || { echo "error: --kills and --subscribers take positive whole numbers, --seed a whole number" >&2; exit 2; }
 
-if [ -z "$binary" ]; then
-  if [ -x .build/debug/status-poller ]; then binary="$PWD/.build/debug/status-poller"
-  elif [ -x .build/release/status-poller ]; then binary="$PWD/.build/release/status-poller"
-  else
-    Scripts/bootstrap.sh
-    echo "==> building the debug binary" >&2
-    swift build --product status-poller
-    binary="$PWD/.build/debug/status-poller"
-  fi
-fi
-[ -x "$binary" ] || { echo "error: --binary $binary is not an executable" >&2; exit 2; }
-command -v python3 > /dev/null || { echo "error: python3 is needed (standard library only)" >&2; exit 2; }
+. Scripts/reliability/binary.sh
+resolve_binary
 echo "==> crash test: $kills kills, $subscribers subscribers, seed $seed, binary $binary" >&2
 started=$(date +%s)
 rc=0

@@ -45,6 +45,17 @@ def is_busy(error):
     return code in (5, 6) or "locked" in text or "busy" in text  # SQLITE_BUSY, SQLITE_LOCKED
 
 
+def record_error(stats, error, started):
+    """One failed statement: its latency, and whether SQLite said busy/locked or something else."""
+    stats["latencies_ms"].append((time.perf_counter() - started) * 1000)
+    stats["errors"] += 1
+    if is_busy(error):
+        stats["busy_errors"] += 1
+    else:
+        key = f"{type(error).__name__}: {error}"
+        stats["other_errors"][key] = stats["other_errors"].get(key, 0) + 1
+
+
 def percentile(values, p):
     if not values:
         return float("nan")
@@ -81,13 +92,7 @@ def worker(o):
                 if not rows:
                     stats["empty_reads"] += 1
             except sqlite3.Error as error:
-                stats["latencies_ms"].append((time.perf_counter() - started) * 1000)
-                stats["errors"] += 1
-                if is_busy(error):
-                    stats["busy_errors"] += 1
-                else:
-                    key = f"{type(error).__name__}: {error}"
-                    stats["other_errors"][key] = stats["other_errors"].get(key, 0) + 1
+                record_error(stats, error, started)
             if o.pause_ms:
                 time.sleep(o.pause_ms / 1000)
         else:
@@ -100,13 +105,7 @@ def worker(o):
                 stats["latencies_ms"].append((time.perf_counter() - started) * 1000)
                 stats["done"] += 1
             except sqlite3.Error as error:
-                stats["latencies_ms"].append((time.perf_counter() - started) * 1000)
-                stats["errors"] += 1
-                if is_busy(error):
-                    stats["busy_errors"] += 1
-                else:
-                    key = f"{type(error).__name__}: {error}"
-                    stats["other_errors"][key] = stats["other_errors"].get(key, 0) + 1
+                record_error(stats, error, started)
             time.sleep(rng.uniform(0, o.pause_ms / 1000))
     if connection is not None:
         connection.close()
