@@ -100,27 +100,20 @@ extension SQLiteSubscriptionStore {
         if let chain = state.originalTransactionID, chain != previous.originalTransactionID {
             // Adopting a chain: the first candidate no other row owns, read inside this
             // transaction, so two rows racing for one receipt get one owner.
-            var unowned: [SubscriptionState] = []
-            var firstOwner: Int64?
-            for candidate in [state] + update.otherChains {
-                guard let otid = candidate.originalTransactionID else { continue }
-                if let owner = try owner(db, of: otid, besides: update.subscriptionID) {
-                    firstOwner = firstOwner ?? owner
-                } else {
-                    unowned.append(candidate)
-                }
-            }
-            guard let adopted = unowned.first else {
-                let owner = firstOwner ?? 0
+            let candidates: [SubscriptionState] = [state] + update.otherChains
+            let adoption = try ChainAdoption(candidates: candidates) { otid in try owner(db, of: otid, besides: update.subscriptionID) }
+            switch adoption {
+            case .conflict(let owner):
                 let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
                 try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
                 try writeEvent(
                     db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
                     reason: "conflict", appleStatus: update.upstreamStatus.code, old: previous, new: previous)
                 return .conflict(owner: owner)
+            case .adopt(let adopted, let others):
+                state = adopted
+                discovered = others
             }
-            state = adopted
-            discovered = Array(unowned.dropFirst())
         }
         try db.cachedStatement(sql: """
             UPDATE subscriptions SET

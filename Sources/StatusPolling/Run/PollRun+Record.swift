@@ -86,21 +86,18 @@ extension PollRun {
                     rows.append(written(result, .written(previous: row.state)))
                     continue
                 }
-                // The store's adoption rule, read without writing.
-                var unowned: [SubscriptionState] = []
-                var firstOwner: Int64?
-                for candidate in [state] + otherChains {
+                // The store's adoption rule, on the owners read without writing.
+                let candidates: [SubscriptionState] = [state] + otherChains
+                var owners: [String: Int64] = [:]
+                for candidate in candidates {
                     guard let otid = candidate.originalTransactionID else { continue }
-                    if let owner = try await store.subscriptionID(owning: otid), owner != row.id {
-                        firstOwner = firstOwner ?? owner
-                    } else {
-                        unowned.append(candidate)
-                    }
+                    if let owner = try await store.subscriptionID(owning: otid), owner != row.id { owners[otid] = owner }
                 }
-                if let adopted = unowned.first {
-                    rows.append(written(result, .written(previous: row.state, adopted: adopted == state ? nil : adopted, discovered: unowned.count - 1)))
-                } else {
-                    rows.append(written(result, .conflict(owner: firstOwner ?? 0)))
+                switch ChainAdoption(candidates: candidates, ownerOf: { owners[$0] }) {
+                case .adopt(let adopted, let discovered):
+                    rows.append(written(result, .written(previous: row.state, adopted: adopted == state ? nil : adopted, discovered: discovered.count)))
+                case .conflict(let owner):
+                    rows.append(written(result, .conflict(owner: owner)))
                 }
             } catch {
                 rows.append(storeError(result, error))
