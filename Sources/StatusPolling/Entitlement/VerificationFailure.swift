@@ -23,6 +23,12 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
         case noSubscriptionInReceipt = "no_subscription_in_receipt"
         /// An iOS 6-style transaction receipt: the app must upload its app receipt instead.
         case legacyReceipt = "legacy_receipt"
+        /// A signed payload (App Store Server API JWS) failed a check: chain, root, marker
+        /// extension, validity, signature, app or environment. `last_error` names the check.
+        case untrustedSignature = "untrusted_signature"
+        /// The stored receipt could not be read locally for its transaction ids (App Store Server
+        /// API rows enrolled with only a receipt).
+        case receiptUnreadable = "receipt_unreadable"
         /// The chain already belongs to another row: another user replayed this receipt.
         case conflict
         /// The result could not be written (database locked past the busy timeout, disk full).

@@ -21,6 +21,22 @@ public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         target = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
     }
 
+    /// The same server with path `path` under this endpoint's own (a base URL's path is kept:
+    /// `http://127.0.0.1:8787/sandbox` + `/inApps/v1/…`).
+    public func appending(path: String) -> HTTPEndpoint {
+        var endpoint = self
+        let base = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
+        endpoint.target = (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
+        return endpoint
+    }
+
+    /// Scheme, host and port only: the key of the connection pool.
+    var origin: HTTPEndpoint {
+        var endpoint = self
+        endpoint.target = "/"
+        return endpoint
+    }
+
     /// `Host`: the port only when it is not the scheme's default; IPv6 literals in brackets.
     var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host

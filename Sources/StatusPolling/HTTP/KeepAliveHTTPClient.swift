@@ -37,6 +37,7 @@ public final class KeepAliveHTTPClient: Sendable {
 
     public let configuration: Configuration
     private let group: any EventLoopGroup
+    /// Idle connections by origin (scheme, host, port): requests to many paths share them.
     private let idle = Mutex<[HTTPEndpoint: [any Channel]]>([:])
     private let tls = Mutex<NIOSSLContext?>(nil)
 
@@ -52,8 +53,18 @@ public final class KeepAliveHTTPClient: Sendable {
     /// A kept-alive connection the server closed while it sat idle fails before any answer; the
     /// request is then sent once more on a new connection. verifyReceipt only reads, so this is safe.
     public func post(_ endpoint: HTTPEndpoint, headers: HTTPHeaders, body: ByteBuffer, timeout: Duration) async throws -> HTTPResponse {
+        try await send(.POST, endpoint, headers: headers, body: body, timeout: timeout)
+    }
+
+    /// GETs `endpoint` (the App Store Server API's reads), with the same deadline and stale
+    /// connection handling as ``post(_:headers:body:timeout:)``.
+    public func get(_ endpoint: HTTPEndpoint, headers: HTTPHeaders, timeout: Duration) async throws -> HTTPResponse {
+        try await send(.GET, endpoint, headers: headers, body: ByteBuffer(), timeout: timeout)
+    }
+
+    private func send(_ method: HTTPMethod, _ endpoint: HTTPEndpoint, headers: HTTPHeaders, body: ByteBuffer, timeout: Duration) async throws -> HTTPResponse {
         let deadline = NIODeadline.now() + TimeAmount(timeout)
-        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: endpoint.target, headers: headers)
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: endpoint.target, headers: headers)
         head.headers.replaceOrAdd(name: "Host", value: endpoint.hostHeader)
         head.headers.replaceOrAdd(name: "Content-Length", value: String(body.readableBytes))
         var retriedStale = false
@@ -118,7 +129,7 @@ public final class KeepAliveHTTPClient: Sendable {
 
     /// An idle connection to `endpoint` (the most recently used one), or a new one.
     private func connection(to endpoint: HTTPEndpoint, deadline: NIODeadline) async throws -> (any Channel, reused: Bool) {
-        while let channel = idle.withLock({ $0[endpoint]?.popLast() }) {
+        while let channel = idle.withLock({ $0[endpoint.origin]?.popLast() }) {
             if channel.isActive { return (channel, true) }
         }
         return (try await connect(to: endpoint, deadline: deadline), false)
@@ -126,8 +137,8 @@ public final class KeepAliveHTTPClient: Sendable {
 
     private func release(_ channel: any Channel, to endpoint: HTTPEndpoint) {
         let kept = idle.withLock { pools -> Bool in
-            guard channel.isActive, pools[endpoint, default: []].count < configuration.maxIdleConnectionsPerEndpoint else { return false }
-            pools[endpoint, default: []].append(channel)
+            guard channel.isActive, pools[endpoint.origin, default: []].count < configuration.maxIdleConnectionsPerEndpoint else { return false }
+            pools[endpoint.origin, default: []].append(channel)
             return true
         }
         if !kept { channel.close(promise: nil) }

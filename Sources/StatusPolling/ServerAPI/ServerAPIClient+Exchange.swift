@@ -1,0 +1,52 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+extension ServerAPIClient {
+    /// One GET, classified.
+    enum Exchange {
+        /// HTTP 200: the body to decode.
+        case ok(ByteBuffer, httpStatus: Int)
+        /// Apple's `errorCode` body with a non-2xx status.
+        case apple(code: Int, httpStatus: Int, retryAfter: Duration?)
+        /// 401: the token was refused.
+        case unauthorized
+        case transient(VerificationFailure, retryAfter: Duration?)
+        case permanent(VerificationFailure)
+    }
+
+    /// Sends one GET for `path` to `environment`'s base URL, in the rate limit. Throws only
+    /// `CancellationError`.
+    func send(path: String, to environment: AppStoreEnvironment) async throws -> Exchange {
+        let base = environment == .production ? endpoints.production : endpoints.sandbox
+        guard let endpoint = base?.appending(path: path) else {
+            let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
+            return .permanent(.init(.transport, "the \(environment.rawValue) Server API URL '\(url)' is not an http(s) URL"))
+        }
+        try await (environment == .production ? limiters.production : limiters.sandbox).acquire()
+        let headers = HTTPHeaders([
+            ("Authorization", bearer.authorization), ("Accept", "application/json"), ("User-Agent", "status-poller"),
+        ])
+        let response: HTTPResponse
+        do {
+            response = try await http.get(endpoint, headers: headers, timeout: configuration.requestTimeout)
+        } catch {
+            try Task.checkCancellation()
+            switch VerifyReceiptClient.classify(transportError: error, environment: environment) {
+            case .transient(let failure, let after): return .transient(failure, retryAfter: after)
+            case .permanent(let failure): return .permanent(failure)
+            case .answer: return .permanent(.init(.transport, "unreachable"))
+            }
+        }
+        let code = response.status
+        if (200..<300).contains(code) { return .ok(response.body, httpStatus: code) }
+        if code == 401 { return .unauthorized }
+        let retryAfter = RetryAfter.wait(response.headers.first(name: "Retry-After"), now: Date())
+        if let body = try? JSONDecoder().decode(ServerAPIErrorBody.self, from: Data(response.body.readableBytesView)) {
+            return .apple(code: body.errorCode, httpStatus: code, retryAfter: retryAfter)
+        }
+        let failure = VerificationFailure(.httpStatus, "\(environment.rawValue) Server API answered HTTP \(code)", httpStatus: code)
+        return code >= 500 || code == 429 ? .transient(failure, retryAfter: retryAfter) : .permanent(failure)
+    }
+}

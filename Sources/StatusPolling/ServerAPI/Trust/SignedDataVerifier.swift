@@ -1,0 +1,137 @@
+@_spi(DisableValidityCheck) import X509
+import Crypto
+import Foundation
+import Synchronization
+
+/// Verifies the JWS the App Store Server API signs (`signedTransactionInfo`, `signedRenewalInfo`)
+/// before a byte of it is used: an `x5c` chain of exactly three leading to a pinned root, Apple's two
+/// marker extensions, every certificate valid at the payload's `signedDate`, the ES256 signature, then
+/// the app and the environment. Verification is never skipped, for any environment.
+///
+/// The chain is anchored on the configured roots themselves: the third certificate the payload
+/// carries must be one of them byte for byte, and only the second is offered as an intermediate.
+/// A chain, once verified, is remembered (by its three certificates) with the time span in which all
+/// three are valid, so a night's thousands of payloads signed by one leaf cost one signature check each.
+public final class SignedDataVerifier: Sendable {
+    /// Roots a chain may end in: Apple Root CA - G3 unless the run was given test roots.
+    public let trustedRoots: [Certificate]
+    /// The app every payload must be for.
+    public let bundleID: String
+
+    /// A verified chain: the leaf's key, and when all three certificates are valid.
+    /// `@unchecked Sendable`: the public key is immutable, but swift-crypto does not say so on Linux.
+    struct VerifiedChain: @unchecked Sendable {
+        var leafKey: P256.Signing.PublicKey
+        var validFrom: Date
+        var validUntil: Date
+    }
+
+    private let verifiedChains = Mutex<[String: VerifiedChain]>([:])
+    private static let maxRememberedChains = 64
+
+    public init(trustedRoots: [Certificate] = [AppleRootCertificate.g3], bundleID: String) {
+        self.trustedRoots = trustedRoots
+        self.bundleID = bundleID
+    }
+
+    /// Verifies a `signedTransactionInfo` for `environment` and decodes it.
+    public func verifyTransaction(_ jws: String, environment: AppStoreEnvironment) async throws(SignedDataFailure) -> JWSTransactionPayload {
+        let payload: JWSTransactionPayload = try await verified(jws)
+        guard payload.bundleId == bundleID else {
+            throw SignedDataFailure(.bundleID, "the transaction is for bundle \(payload.bundleId ?? "(none)"), expected \(bundleID)")
+        }
+        guard payload.environment == environment.rawValue else {
+            throw SignedDataFailure(.environment, "the transaction is for environment \(payload.environment ?? "(none)"), asked \(environment.rawValue)")
+        }
+        return payload
+    }
+
+    /// Verifies a `signedRenewalInfo` and decodes it. Renewal info names no app, so it is accepted
+    /// only beside `transaction` (already verified) of the same chain and environment.
+    public func verifyRenewalInfo(_ jws: String, of transaction: JWSTransactionPayload) async throws(SignedDataFailure) -> JWSRenewalInfoPayload {
+        let payload: JWSRenewalInfoPayload = try await verified(jws)
+        guard payload.originalTransactionId == transaction.originalTransactionId, payload.environment == transaction.environment else {
+            throw SignedDataFailure(
+                .renewalMismatch,
+                "renewal info for \(payload.originalTransactionId ?? "(none)") in \(payload.environment ?? "(none)") came with transaction \(transaction.originalTransactionId ?? "(none)") in \(transaction.environment ?? "(none)")")
+        }
+        return payload
+    }
+
+    /// The checks every JWS goes through, in order; returns the decoded payload.
+    func verified<Payload: Decodable & SignedPayload>(_ jws: String) async throws(SignedDataFailure) -> Payload {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2])
+        else { throw SignedDataFailure(.malformed, "not a compact JWS of three base64url parts") }
+        guard let header = try? JSONDecoder().decode(JWSHeader.self, from: headerData) else {
+            throw SignedDataFailure(.malformed, "the JWS header is not JSON of the expected shape")
+        }
+        guard header.alg == "ES256" else { throw SignedDataFailure(.algorithm, "alg is \(header.alg ?? "(none)"), not ES256") }
+        guard let x5c = header.x5c, !x5c.isEmpty else { throw SignedDataFailure(.missingX5C, "the header has no x5c certificate chain") }
+        guard x5c.count == 3 else { throw SignedDataFailure(.chainLength, "x5c holds \(x5c.count) certificates, not 3") }
+        guard let payload = try? JSONDecoder().decode(Payload.self, from: payloadData) else {
+            throw SignedDataFailure(.malformed, "the JWS payload is not JSON of the expected shape")
+        }
+        guard let signedDateMs = payload.signedDate else { throw SignedDataFailure(.payload, "the payload has no signedDate") }
+        let signedDate = Date(timeIntervalSince1970: Double(signedDateMs) / 1000)
+        let chain = try await verifiedChain(x5c)
+        guard chain.validFrom <= signedDate, signedDate <= chain.validUntil else {
+            throw SignedDataFailure(.validity, "a certificate of the chain was not valid at signedDate \(signedDateMs) ms (valid \(Int64(chain.validFrom.timeIntervalSince1970 * 1000))…\(Int64(chain.validUntil.timeIntervalSince1970 * 1000)) ms)")
+        }
+        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            chain.leafKey.isValidSignature(ecdsa, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
+        else { throw SignedDataFailure(.signature, "the ES256 signature does not match the header and payload") }
+        return payload
+    }
+
+    /// The chain's verification, remembered: swift-certificates builds and checks it from the
+    /// leaf through the intermediate to a trusted root, with RFC 5280's rules and Apple's policy.
+    /// Validity is checked apart, at each payload's own `signedDate`.
+    func verifiedChain(_ x5c: [String]) async throws(SignedDataFailure) -> VerifiedChain {
+        let key = x5c.joined(separator: ".")
+        if let known = verifiedChains.withLock({ $0[key] }) { return known }
+        var certificates: [Certificate] = []
+        for (index, text) in x5c.enumerated() {
+            guard let der = Data(base64Encoded: text), let certificate = try? Certificate(derEncoded: Array(der)) else {
+                throw SignedDataFailure(.certificate, "x5c[\(index)] is not a base64 DER X.509 certificate")
+            }
+            certificates.append(certificate)
+        }
+        guard trustedRoots.contains(certificates[2]) else {
+            throw SignedDataFailure(.untrustedRoot, "the chain's root is not a trusted root (\(certificates[2].subject))")
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore([certificates[2]])) {
+            RFC5280Policy.withValidityCheckDisabled()
+            AppleSigningPolicy()
+        }
+        let result = await verifier.validate(leaf: certificates[0], intermediates: CertificateStore([certificates[1]]))
+        guard case .validCertificate(let validated) = result else {
+            throw Self.failure(result)
+        }
+        guard validated.count == 3, let leafKey = P256.Signing.PublicKey(certificates[0].publicKey) else {
+            throw SignedDataFailure(.untrustedRoot, "the chain does not lead from the leaf through x5c[1] to the root")
+        }
+        let chain = VerifiedChain(
+            leafKey: leafKey, validFrom: certificates.map(\.notValidBefore).max()!, validUntil: certificates.map(\.notValidAfter).min()!)
+        verifiedChains.withLock { chains in
+            if chains.count >= Self.maxRememberedChains { chains.removeAll() }
+            chains[key] = chain
+        }
+        return chain
+    }
+
+    /// Names the check a failed chain broke: Apple's policy says which marker is missing; any
+    /// other failure (a signature between certificates, a CA flag) means no trusted path.
+    private static func failure(_ result: CertificateValidationResult) -> SignedDataFailure {
+        guard case .couldNotValidate(let failures) = result else { return SignedDataFailure(.untrustedRoot, "no trusted chain") }
+        let reasons = failures.map { String(describing: $0.policyFailureReason) }
+        for check in [SignedDataFailure.Check.chainLength, .intermediateOID, .leafOID] {
+            if let reason = reasons.first(where: { $0.hasPrefix(check.rawValue + ":") }) {
+                return SignedDataFailure(check, String(reason.dropFirst(check.rawValue.count + 2)))
+            }
+        }
+        let detail = reasons.first.map { "no chain from the leaf to a trusted root (\($0.prefix(160)))" } ?? "no chain from the leaf through x5c[1] to a trusted root"
+        return SignedDataFailure(.untrustedRoot, detail)
+    }
+}

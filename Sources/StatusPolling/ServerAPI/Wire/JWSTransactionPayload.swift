@@ -1,0 +1,26 @@
+/// Apple's `JWSTransactionDecodedPayload`: one transaction, as the App Store Server API signs it.
+/// Dates are ms since 1970, as JSON numbers. Only the fields the decision reads are kept.
+public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPayload {
+    /// `transactionId`.
+    public var transactionId: String?
+    /// `originalTransactionId`: the chain.
+    public var originalTransactionId: String?
+    /// `bundleId`: checked against the configured app.
+    public var bundleId: String?
+    /// `productId`.
+    public var productId: String?
+    /// `purchaseDate`.
+    public var purchaseDate: Int64?
+    /// `expiresDate`: present for auto-renewable subscriptions.
+    public var expiresDate: Int64?
+    /// `revocationDate`: Apple refunded or revoked the transaction.
+    public var revocationDate: Int64?
+    /// `isUpgraded`: the user upgraded to another subscription of the group.
+    public var isUpgraded: Bool?
+    /// `type`, e.g. "Auto-Renewable Subscription".
+    public var type: String?
+    /// `environment`: "Production" or "Sandbox".
+    public var environment: String?
+    /// `signedDate`: when Apple signed it.
+    public var signedDate: Int64?
+}
