@@ -127,7 +127,7 @@ actor ScriptedAppStore {
 
     struct DroppedConnection: Error {}
 
-    private static func response(for reply: Reply, extraHeaders: [String: String]) async throws -> Response {
+    static func response(for reply: Reply, extraHeaders: [String: String]) async throws -> Response {
         var fields = HTTPFields()
         for (name, value) in extraHeaders { fields[HTTPField.Name(name)!] = value }
         switch reply {
