@@ -18,6 +18,8 @@ extension StatusPoller {
 
         @OptionGroup var appStore: AppStoreOptions
 
+        @OptionGroup(title: "App Store Server API") var serverAPI: ServerAPIOptions
+
         @Flag(help: "Every row.")
         var all = false
 
@@ -69,6 +71,7 @@ extension StatusPoller {
             let settings = try await storeOptions.settings()
             let database = try storeOptions.databasePath(settings)
             let appStore = try self.appStore.resolve(settings)
+            let serverAPI = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
             let output = try self.output.resolve(settings)
             let (selection, recorded): (PollJob.Selection, [String: String]) = resume ? (.resumeBackfill, ["targets": "resume"]) : try targets()
             let job = PollJob.Configuration(
@@ -76,7 +79,7 @@ extension StatusPoller {
                 maxRate: maxRate,
                 recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline)
-            try await PollCommand(database: database, appStore: appStore, output: output, job: job).execute()
+            try await PollCommand(database: database, appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
         }
     }
 }

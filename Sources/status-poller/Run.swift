@@ -9,12 +9,15 @@ extension StatusPoller {
             abstract: "Verify every subscription whose access may be changing and write back Apple's answer.",
             discussion: """
                 The shared secret is read from the APPSTORE_SHARED_SECRET environment variable or from \
-                --shared-secret-file, never from an argument.
+                --shared-secret-file, never from an argument; the In-App Purchase key (--backend server-api or \
+                auto) from APPSTORE_PRIVATE_KEY or --private-key-file, likewise.
                 """ + "\n\n" + RunExitCode.helpTable)
 
         @OptionGroup var storeOptions: StoreOptions
 
         @OptionGroup var appStore: AppStoreOptions
+
+        @OptionGroup(title: "App Store Server API") var serverAPI: ServerAPIOptions
 
         @Option(help: "The run's clock as ISO 8601 (e.g. 2026-11-22T03:00:00Z). Default: now.")
         var now: String?
@@ -40,6 +43,7 @@ extension StatusPoller {
             let settings = try await storeOptions.settings()
             let database = try storeOptions.databasePath(settings)
             let appStore = try self.appStore.resolve(settings)
+            let serverAPI = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
             let output = try self.output.resolve(settings)
             let expiredWithinHours = try settings.double(self.expiredWithinHours, "expired_within_hours", default: SelectionWindows.defaultNearExpiryBefore.totalSeconds / 3600)
             let expiringWithinHours = try settings.double(self.expiringWithinHours, "expiring_within_hours", default: SelectionWindows.defaultNearExpiryAfter.totalSeconds / 3600)
@@ -52,7 +56,7 @@ extension StatusPoller {
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline)
-            try await PollCommand(database: database, appStore: appStore, output: output, job: job).execute()
+            try await PollCommand(database: database, appStore: appStore, output: output, serverAPI: serverAPI, job: job).execute()
         }
     }
 }
