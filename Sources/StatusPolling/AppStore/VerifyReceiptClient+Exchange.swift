@@ -63,16 +63,8 @@ extension VerifyReceiptClient {
     }
 
     static func classify(transportError error: any Error, environment: AppStoreEnvironment) -> Exchange.Outcome {
-        switch error as? HTTPExchangeError {
-        case .timedOut?:
-            return .transient(.init(.timeout, "\(environment.rawValue) did not answer in time"), retryAfter: nil)
-        case .responseTooLarge?:
-            return .permanent(.init(.unexpectedResponse, "\(environment.rawValue) answered with a body over the size limit"))
-        case let failure?:
-            return .transient(.init(.transport, "\(environment.rawValue) connection failed: \(failure)"), retryAfter: nil)
-        case nil:
-            return .transient(.init(.transport, "\(environment.rawValue) connection failed: \(String(describing: error).prefix(200))"), retryAfter: nil)
-        }
+        let failure = VerificationFailure.transport(error, environment: environment)
+        return failure.isTransient ? .transient(failure, retryAfter: nil) : .permanent(failure)
     }
 
     /// `Retry-After` in seconds (the form Apple's front ends use); an HTTP date is ignored, and an

@@ -33,11 +33,8 @@ extension ServerAPIClient {
             response = try await http.get(endpoint, headers: headers, timeout: configuration.requestTimeout)
         } catch {
             try Task.checkCancellation()
-            switch VerifyReceiptClient.classify(transportError: error, environment: environment) {
-            case .transient(let failure, let after): return .transient(failure, retryAfter: after)
-            case .permanent(let failure): return .permanent(failure)
-            case .answer: return .permanent(.init(.transport, "unreachable"))
-            }
+            let failure = VerificationFailure.transport(error, environment: environment)
+            return failure.isTransient ? .transient(failure, retryAfter: nil) : .permanent(failure)
         }
         let code = response.status
         if (200..<300).contains(code) { return .ok(response.body, httpStatus: code) }
