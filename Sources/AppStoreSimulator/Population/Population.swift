@@ -54,6 +54,7 @@ public struct Population: Sendable {
             chains.append(storage.generate(product: Catalog.storageMonthly, firstPurchaseMs: bought, trial: false, introOffer: false))
         }
         return SimulatedSubscriber(
-            index: index, userID: "sim-user-\(index + 1)", environment: sandbox ? "Sandbox" : "Production", chains: chains)
+            index: index, userID: "sim-user-\(index + 1)", environment: sandbox ? "Sandbox" : "Production",
+            bundleID: configuration.bundleID, chains: chains)
     }
 }

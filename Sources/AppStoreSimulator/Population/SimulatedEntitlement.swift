@@ -77,9 +77,21 @@ extension SimulatedSubscriber {
         chains.reduce(0) { total, chain in total + chain.transactions.count { $0.purchaseMs <= ms } }
     }
 
-    /// The receipt the App Store hands out at `ms`.
+    /// The receipt the App Store hands out at `ms`: Apple-shaped, listing every transaction
+    /// visible then, over every chain (chain by chain, in purchase order).
     public func receipt(at ms: Int64) -> String {
-        ReceiptToken(environment: environment, subscriberIndex: index, version: receiptVersion(at: ms)).encoded
+        var purchases: [SimulatedReceipt.Purchase] = []
+        for chain in chains {
+            for transaction in chain.transactions where transaction.purchaseMs <= ms {
+                purchases.append(SimulatedReceipt.Purchase(
+                    productID: transaction.productID, transactionID: transaction.transactionID,
+                    originalTransactionID: chain.originalTransactionID, purchaseMs: transaction.purchaseMs,
+                    expiresMs: transaction.expiresMs, webOrderLineItemID: Int("9\(transaction.transactionID)") ?? 0))
+            }
+        }
+        // The version counts the same transactions as `receiptVersion(at:)`.
+        let token = ReceiptToken(environment: environment, subscriberIndex: index, version: purchases.count)
+        return SimulatedReceipt(token: token, bundleID: bundleID, purchases: purchases).encoded
     }
 
     /// The truth of the chain `originalTransactionID` at `ms`; with nil, of the chain a new

@@ -5,5 +5,7 @@ public struct SimulatedSubscriber: Sendable {
     public var userID: String
     /// "Production" or "Sandbox": the endpoint that accepts this receipt.
     public var environment: String
+    /// The app's bundle id, written in every receipt (the population's).
+    public var bundleID: String
     public var chains: [SimulatedChain]
 }
