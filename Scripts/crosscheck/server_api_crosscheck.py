@@ -211,7 +211,7 @@ def main():
     if counts["mismatches"]:
         print(f"{counts['mismatches']} mismatches", file=sys.stderr)
         return 1
-    print(f"{counts['statuses'] + counts['history_transactions']} passed, 0 failed")
+    print("server-api crosscheck: every answer verified and agreed with the truth")
     return 0
 
 
