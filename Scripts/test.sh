@@ -14,4 +14,6 @@ if [ $# -eq 0 ]; then
   Scripts/crash-test.sh --short --binary .build/debug/status-poller
   echo "==> the web service beside a run, short (docs/RELIABILITY.md)" >&2
   Scripts/beside-test.sh --short --binary .build/debug/status-poller
+  echo "==> the simulator's App Store Server API against Apple's Python library" >&2
+  Scripts/server-api-crosscheck.sh --binary .build/debug/status-poller
 fi

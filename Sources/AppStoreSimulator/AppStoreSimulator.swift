@@ -2,11 +2,16 @@ import Foundation
 import Synchronization
 
 /// A verifyReceipt-compatible App Store over simulated time: a seeded population, a clock the
-/// caller moves, and injected faults. The HTTP layer (`SimulatorServer`) only carries bytes to
-/// ``answer(environment:body:)``.
+/// caller moves, and injected faults. It also speaks the App Store Server API from the same
+/// population, clock and faults (``answerServerAPI(_:)``). The HTTP layer (`SimulatorServer`) only
+/// carries bytes to ``answer(environment:body:)`` and ``answerServerAPI(_:)``.
 public final class AppStoreSimulator: Sendable {
     public let population: Population
-    private let state: Mutex<State>
+    /// The test PKI that signs the Server API's transactions; trust ``SimulatorPKI/rootCertificateDER``.
+    public let pki: SimulatorPKI
+    /// The In-App Purchase key the Server API expects bearer tokens to be signed with.
+    public let serverAPIKey: InAppPurchaseKey
+    let state: Mutex<State>
 
     struct State {
         var clockMs: Int64
@@ -16,8 +21,11 @@ public final class AppStoreSimulator: Sendable {
         var statistics = SimulatorStatistics()
     }
 
-    public init(population: Population, faults: FaultConfiguration = .none, clockMs: Int64? = nil) {
+    /// `serverAPIKey` defaults to a fresh key; the signing PKI is always fresh (random per process).
+    public init(population: Population, faults: FaultConfiguration = .none, clockMs: Int64? = nil, serverAPIKey: InAppPurchaseKey = InAppPurchaseKey()) {
         self.population = population
+        self.serverAPIKey = serverAPIKey
+        pki = SimulatorPKI.forSimulator(startMs: population.configuration.startMs)
         state = Mutex(State(clockMs: clockMs ?? population.configuration.startMs, faults: faults))
     }
 

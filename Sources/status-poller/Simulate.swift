@@ -7,10 +7,13 @@ extension StatusPoller {
     /// `status-poller simulate`: the App Store simulator on its own, for trying `run` by hand.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Serve a simulated App Store (verifyReceipt) on loopback until interrupted.",
+            abstract: "Serve a simulated App Store (verifyReceipt and the App Store Server API) on loopback until interrupted.",
             discussion: """
-                Production answers on /verifyReceipt, the sandbox on /sandbox/verifyReceipt. The simulated \
-                clock starts at --start (default: now) and moves with POST /simulator/clock?advance_days=N; \
+                Production answers on /verifyReceipt, the sandbox on /sandbox/verifyReceipt. The App Store \
+                Server API (Get All Subscription Statuses, Get Transaction History v2) answers under /inApps/… \
+                and /sandbox/inApps/…, signed by a test PKI made at start; its root certificate and the \
+                In-App Purchase key it expects are written to --key-dir. The simulated clock starts at \
+                --start (default: now) and moves with POST /simulator/clock?advance_days=N; \
                 GET /simulator/truth?user_id=sim-user-1 shows a subscriber's correct entitlement.
                 """)
 
@@ -44,7 +47,7 @@ extension StatusPoller {
         @Option(help: "Total per-request fault probability, spread over every fault kind.")
         var faultRate = 0.0
 
-        @Option(name: .customLong("fault"), help: "One fault's rate, KIND=RATE (repeatable): \(FaultConfiguration.Fault.allCases.map(\.rawValue).joined(separator: ", ")).")
+        @Option(name: .customLong("fault"), help: "One fault's rate, KIND=RATE (repeatable): \(Self.faultKinds.joined(separator: ", ")).")
         var faultRates: [String] = []
 
         @Option(help: "Latency: none, fixed:5ms, uniform:1ms-20ms or lognormal:10ms,0.6.")
@@ -55,6 +58,12 @@ extension StatusPoller {
 
         @Option(help: "An outage window in simulated time: START/END, both ISO 8601.")
         var outage: [String] = []
+
+        @Option(help: "Directory for the Server API files: simulator-root.pem, simulator-root.der and SubscriptionKey_<KEYID>.p8 (default: a new temporary directory).")
+        var keyDir: String?
+
+        @Option(help: "The app's Apple id, in the Server API's production answers.")
+        var appAppleId: Int64 = 1_234_567_890
 
         @Option(help: "Write the population's user ids and receipts as CSV (user_id,latest_receipt) to this file.")
         var enrolmentFile: String?
@@ -73,16 +82,29 @@ extension StatusPoller {
             _ = try parsedOutages()
         }
 
-        func parsedFaultRates() throws -> [FaultConfiguration.Fault: Double] {
+        /// verifyReceipt's fault kinds, then the Server API's with a `server_api_` prefix.
+        static let faultKinds = FaultConfiguration.Fault.allCases.map(\.rawValue) + FaultConfiguration.ServerAPIFault.allCases.map { "server_api_\($0.rawValue)" }
+
+        func parsedFaultRates() throws -> (verifyReceipt: [FaultConfiguration.Fault: Double], serverAPI: [FaultConfiguration.ServerAPIFault: Double]) {
             var rates: [FaultConfiguration.Fault: Double] = [:]
+            var serverAPI: [FaultConfiguration.ServerAPIFault: Double] = [:]
             for item in faultRates {
                 let parts = item.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, let fault = FaultConfiguration.Fault(rawValue: String(parts[0])), let rate = Double(parts[1]), (0...1).contains(rate) else {
-                    throw ValidationError("--fault takes KIND=RATE with KIND one of \(FaultConfiguration.Fault.allCases.map(\.rawValue).joined(separator: ", ")); got '\(item)'.")
+                guard parts.count == 2, let rate = Double(parts[1]), (0...1).contains(rate) else { throw faultError(item) }
+                let kind = String(parts[0])
+                if let fault = FaultConfiguration.Fault(rawValue: kind) {
+                    rates[fault] = rate
+                } else if kind.hasPrefix("server_api_"), let fault = FaultConfiguration.ServerAPIFault(rawValue: String(kind.dropFirst("server_api_".count))) {
+                    serverAPI[fault] = rate
+                } else {
+                    throw faultError(item)
                 }
-                rates[fault] = rate
             }
-            return rates
+            return (rates, serverAPI)
+        }
+
+        func faultError(_ item: String) -> ValidationError {
+            ValidationError("--fault takes KIND=RATE with KIND one of \(Self.faultKinds.joined(separator: ", ")); got '\(item)'.")
         }
 
         func parsedOutages() throws -> [ClosedRange<Int64>] {
@@ -99,14 +121,16 @@ extension StatusPoller {
             let logger = LogSetup.make(level: .info)
             if lean { return try await runLean(logger: logger) }
             let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
-            var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, gracePeriodDays: gracePeriodDays)
+            var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, appAppleID: appAppleId, gracePeriodDays: gracePeriodDays)
                 .applying(rates: eventRates)
             if let sharedSecretFile {
                 guard let data = FileManager.default.contents(atPath: sharedSecretFile) else { throw usageError("cannot read \(sharedSecretFile).") }
                 population.sharedSecret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             }
             var faults = FaultConfiguration.spread(total: faultRate, latency: Latency(parsing: latency) ?? .none, slowAnswerDelay: .milliseconds(Int64(slowAnswerSeconds * 1000)))
-            for (fault, rate) in try parsedFaultRates() { faults.rates[fault] = rate }
+            let chosen = try parsedFaultRates()
+            for (fault, rate) in chosen.verifyReceipt { faults.rates[fault] = rate }
+            for (fault, rate) in chosen.serverAPI { faults.serverAPIRates[fault] = rate }
             faults.outages = try parsedOutages()
             let simulator = AppStoreSimulator(population: Population(population), faults: faults)
             if let enrolmentFile {
@@ -120,6 +144,13 @@ extension StatusPoller {
                     """.utf8))
             }
             let rate = faults.totalRate
+            let keyFiles: ServerAPIKeyFiles
+            do {
+                keyFiles = try ServerAPIKeyFiles.write(simulator, into: keyDir ?? Self.newTemporaryDirectory())
+            } catch {
+                throw usageError("cannot write the Server API key files: \(error)")
+            }
+            let key = simulator.serverAPIKey
             let secretHint = sharedSecretFile == nil ? "APPSTORE_SHARED_SECRET=\(population.sharedSecret) " : ""
             try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger) { endpoints in
                 say("""
@@ -129,9 +160,25 @@ extension StatusPoller {
                       clock       \(endpoints.baseURL)/simulator/clock   (POST ?advance_days=1)
                       truth       \(endpoints.baseURL)/simulator/truth?user_id=sim-user-1
                     Try: \(secretHint)status-poller run --database DB --bundle-id \(bundleId) --production-url \(endpoints.productionURL) --sandbox-url \(endpoints.sandboxURL)
+                    App Store Server API (signed by a test root made at start):
+                      server-api          \(endpoints.serverAPIURL)
+                      server-api-sandbox  \(endpoints.serverAPISandboxURL)
+                      bundle id     \(bundleId)
+                      app apple id  \(appAppleId)
+                      key id        \(key.keyID)
+                      issuer id     \(key.issuerID)
+                      private key   \(keyFiles.privateKeyPath)
+                      root (PEM)    \(keyFiles.rootPEMPath)
+                      root (DER)    \(keyFiles.rootDERPath)
+                    Try: status-poller run --database DB --bundle-id \(bundleId) --backend server-api --server-api-url \(endpoints.serverAPIURL) --server-api-sandbox-url \(endpoints.serverAPISandboxURL) --issuer-id \(key.issuerID) --key-id \(key.keyID) --private-key-file \(keyFiles.privateKeyPath) --app-apple-id \(appAppleId) --trusted-root-file \(keyFiles.rootDERPath)
                     Ctrl-C stops it.
                     """)
             }
+        }
+
+        /// A fresh directory under the system's temporary one, for the key files.
+        static func newTemporaryDirectory() -> String {
+            FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-simulator-\(UUID().uuidString.prefix(8))").path
         }
 
         /// `--lean`: the benchmark stand-in.
@@ -147,12 +194,25 @@ extension StatusPoller {
             case .some(.none): delay = .zero
             default: throw usageError("--lean takes --latency none or fixed:50ms, got '\(latency)'.")
             }
-            let standIn = LeanStandIn(bundleID: bundleId, sharedSecret: secret, latency: delay)
+            let standIn = LeanStandIn(bundleID: bundleId, sharedSecret: secret, latency: delay, appAppleID: appAppleId)
+            let keyFiles: ServerAPIKeyFiles
+            do {
+                keyFiles = try ServerAPIKeyFiles.write(pki: standIn.pki, key: standIn.serverAPIKey, into: keyDir ?? Self.newTemporaryDirectory())
+            } catch {
+                throw usageError("cannot write the Server API key files: \(error)")
+            }
+            let key = standIn.serverAPIKey
             try await standIn.runUntilSignalled(host: host, port: port, logger: logger) { endpoints in
                 say("""
                     App Store stand-in (lean): latency \(latency), bundle \(bundleId)
                       production  \(endpoints.productionURL)
                       sandbox     \(endpoints.sandboxURL)
+                      server-api          \(endpoints.serverAPIURL)
+                      server-api-sandbox  \(endpoints.serverAPISandboxURL)
+                      key id        \(key.keyID)
+                      issuer id     \(key.issuerID)
+                      private key   \(keyFiles.privateKeyPath)
+                      root (DER)    \(keyFiles.rootDERPath)
                     """)
             }
         }

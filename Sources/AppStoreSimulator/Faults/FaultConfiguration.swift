@@ -26,8 +26,10 @@ public struct FaultConfiguration: Sendable, Equatable {
         case slowAnswer = "slow_answer"
     }
 
-    /// Probability of each fault per request.
+    /// Probability of each fault per verifyReceipt request.
     public var rates: [Fault: Double]
+    /// Probability of each fault per App Store Server API request.
+    public var serverAPIRates: [ServerAPIFault: Double]
     /// Latency of every answer.
     public var latency: Latency
     /// How long a `slowAnswer` takes; set it above the client's request timeout.
@@ -39,9 +41,10 @@ public struct FaultConfiguration: Sendable, Equatable {
 
     public init(
         rates: [Fault: Double] = [:], latency: Latency = .none, slowAnswerDelay: Duration = .seconds(3),
-        retryAfterSeconds: Int = 1, outages: [ClosedRange<Int64>] = []
+        retryAfterSeconds: Int = 1, outages: [ClosedRange<Int64>] = [], serverAPIRates: [ServerAPIFault: Double] = [:]
     ) {
         self.rates = rates
+        self.serverAPIRates = serverAPIRates
         self.latency = latency
         self.slowAnswerDelay = slowAnswerDelay
         self.retryAfterSeconds = retryAfterSeconds
@@ -53,15 +56,26 @@ public struct FaultConfiguration: Sendable, Equatable {
 
     /// `total` spread over the faults: the retryable ones evenly, the final 211xx at a tenth of
     /// their share (a real store rarely says "do not retry"). `excluding` leaves some kinds out
-    /// (a test whose outcome must not depend on timing leaves out slow answers).
-    public static func spread(total: Double, latency: Latency = .none, slowAnswerDelay: Duration = .seconds(3), excluding: Set<Fault> = []) -> Self {
+    /// (a test whose outcome must not depend on timing leaves out slow answers); their Server API
+    /// counterparts (slow answer, dropped connection, 429) go too. The Server API gets the same
+    /// `total` over its own kinds, its final 5000000 at a tenth of a share as well.
+    public static func spread(
+        total: Double, latency: Latency = .none, slowAnswerDelay: Duration = .seconds(3), excluding: Set<Fault> = [],
+        excludingServerAPI: Set<ServerAPIFault> = []
+    ) -> Self {
         let kinds = Fault.allCases.filter { !excluding.contains($0) }
         let weights: [Fault: Double] = Dictionary(uniqueKeysWithValues: kinds.map { ($0, $0 == .finalInternalError ? 0.1 : 1) })
         let sum = weights.values.reduce(0, +)
-        return FaultConfiguration(rates: weights.mapValues { total * $0 / sum }, latency: latency, slowAnswerDelay: slowAnswerDelay)
+        let leftOut = excludingServerAPI.union(excluding.compactMap(ServerAPIFault.init(counterpartOf:)))
+        let apiKinds = ServerAPIFault.allCases.filter { !leftOut.contains($0) }
+        let apiWeights: [ServerAPIFault: Double] = Dictionary(uniqueKeysWithValues: apiKinds.map { ($0, $0 == .internalError ? 0.1 : 1) })
+        let apiSum = apiWeights.values.reduce(0, +)
+        return FaultConfiguration(
+            rates: weights.mapValues { total * $0 / sum }, latency: latency, slowAnswerDelay: slowAnswerDelay,
+            serverAPIRates: apiSum > 0 ? apiWeights.mapValues { total * $0 / apiSum } : [:])
     }
 
-    /// The sum of the per-request fault rates.
+    /// The sum of the verifyReceipt per-request fault rates.
     public var totalRate: Double { rates.values.reduce(0, +) }
 
     func fault(draw: Double) -> Fault? {

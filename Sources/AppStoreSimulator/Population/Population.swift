@@ -4,6 +4,15 @@ public struct Population: Sendable {
     public let configuration: PopulationConfiguration
     public let subscribers: [SimulatedSubscriber]
     private let indexByUserID: [String: Int]
+    /// Each chain's place, by its original transaction id. Renewals' ids extend it (see
+    /// `ChainGenerator`), so this small index finds every transaction id without listing them all:
+    /// a population of two million keeps one entry per chain.
+    private let chainByOriginalTransactionID: [String: ChainPlace]
+
+    struct ChainPlace: Sendable {
+        var subscriber: Int
+        var chain: Int
+    }
 
     public init(_ configuration: PopulationConfiguration) {
         self.configuration = configuration
@@ -14,10 +23,32 @@ public struct Population: Sendable {
         }
         self.subscribers = subscribers
         indexByUserID = Dictionary(uniqueKeysWithValues: subscribers.map { ($0.userID, $0.index) })
+        var chains: [String: ChainPlace] = [:]
+        for subscriber in subscribers {
+            for (index, chain) in subscriber.chains.enumerated() {
+                chains[chain.originalTransactionID] = ChainPlace(subscriber: subscriber.index, chain: index)
+            }
+        }
+        chainByOriginalTransactionID = chains
     }
 
     public func subscriber(userID: String) -> SimulatedSubscriber? {
         indexByUserID[userID].map { subscribers[$0] }
+    }
+
+    /// The subscriber, chain and transaction of `transactionID`, which may be any transaction id or
+    /// original transaction id the population ever issues (visible at any instant or not).
+    public func transaction(id transactionID: String) -> (subscriber: SimulatedSubscriber, chain: SimulatedChain, transaction: SimulatedChain.Transaction)? {
+        // The id itself (an original one), else the id less a renewal suffix of 4 or 5 digits.
+        for suffix in [0, 4, 5] where transactionID.count > suffix {
+            guard let place = chainByOriginalTransactionID[String(transactionID.dropLast(suffix))] else { continue }
+            let subscriber = subscribers[place.subscriber]
+            let chain = subscriber.chains[place.chain]
+            if let transaction = chain.transactions.first(where: { $0.transactionID == transactionID }) {
+                return (subscriber, chain, transaction)
+            }
+        }
+        return nil
     }
 
     private static func generate(index: Int, _ configuration: PopulationConfiguration) -> SimulatedSubscriber {

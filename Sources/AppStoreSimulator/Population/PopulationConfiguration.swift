@@ -13,6 +13,8 @@ public struct PopulationConfiguration: Sendable, Equatable {
     public var bundleID: String
     /// The app's shared secret; requests with another `password` get 21004.
     public var sharedSecret: String
+    /// The app's Apple id (`appAppleId` in the App Store Server API's production answers).
+    public var appAppleID: Int64
     /// Billing grace period in days (Apple offers 3, 16 or 28); 0 turns it off.
     public var gracePeriodDays: Int
     /// How long Apple keeps retrying a failed charge.
@@ -46,7 +48,7 @@ public struct PopulationConfiguration: Sendable, Equatable {
 
     public init(
         subscribers: Int = 3000, seed: UInt64 = 42, startMs: Int64, horizonMs: Int64? = nil,
-        bundleID: String = "com.example.premium", sharedSecret: String = "simulator-shared-secret",
+        bundleID: String = "com.example.premium", sharedSecret: String = "simulator-shared-secret", appAppleID: Int64 = 1_234_567_890,
         gracePeriodDays: Int = 16, billingRetryDays: Int = 60,
         yearlyShare: Double = 0.2, proShare: Double = 0.15, trialShare: Double = 0.25, introOfferShare: Double = 0.1,
         secondGroupShare: Double = 0.08, sandboxShare: Double = 0.02,
@@ -59,6 +61,7 @@ public struct PopulationConfiguration: Sendable, Equatable {
         self.horizonMs = horizonMs ?? startMs + 400 * Catalog.dayMs
         self.bundleID = bundleID
         self.sharedSecret = sharedSecret
+        self.appAppleID = appAppleID
         self.gracePeriodDays = gracePeriodDays
         self.billingRetryDays = billingRetryDays
         self.yearlyShare = yearlyShare

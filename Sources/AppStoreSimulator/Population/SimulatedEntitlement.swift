@@ -21,7 +21,7 @@ public struct SimulatedEntitlement: Sendable, Equatable {
 
 extension SimulatedChain {
     /// The transaction that gives access at `ms`: visible, not upgraded away from, latest expiry.
-    func current(at ms: Int64) -> Transaction? {
+    public func current(at ms: Int64) -> Transaction? {
         var best: Transaction?
         for transaction in transactions where transaction.purchaseMs <= ms {
             if let upgraded = transaction.upgradedAtMs, upgraded <= ms { continue }

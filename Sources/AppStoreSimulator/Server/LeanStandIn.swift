@@ -12,15 +12,28 @@ import NIOCore
 /// can be verified without conflicts; the answer expires 25 days after the stand-in's wall clock,
 /// as an active monthly subscription would. It holds no population, no faults and no truth: use
 /// the full simulator for correctness.
+///
+/// It also answers the App Store Server API's two endpoints (see `LeanStandIn+ServerAPI.swift`):
+/// one active transaction per id, signed once and then served from a cache.
 public struct LeanStandIn: Sendable {
     public var bundleID: String
     public var sharedSecret: String
     public var latency: Duration
+    /// The app's Apple id in production Server API answers.
+    public var appAppleID: Int64
+    /// Signs the Server API's answers; trust its root.
+    public let pki: SimulatorPKI
+    /// The key bearer tokens must be signed with.
+    public let serverAPIKey: InAppPurchaseKey
+    let cache = LeanAnswerCache()
 
-    public init(bundleID: String, sharedSecret: String, latency: Duration) {
+    public init(bundleID: String, sharedSecret: String, latency: Duration, appAppleID: Int64 = 1_234_567_890) {
         self.bundleID = bundleID
         self.sharedSecret = sharedSecret
         self.latency = latency
+        self.appAppleID = appAppleID
+        serverAPIKey = InAppPurchaseKey()
+        pki = SimulatorPKI.forSimulator(startMs: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
     /// Serves until SIGINT or SIGTERM. `onReady` gets the endpoints once bound.
@@ -29,6 +42,7 @@ public struct LeanStandIn: Sendable {
         let standIn = self
         router.post("verifyReceipt") { request, _ in try await standIn.respond(request, environment: "Production") }
         router.post("sandbox/verifyReceipt") { request, _ in try await standIn.respond(request, environment: "Sandbox") }
+        standIn.addServerAPIRoutes(router)
         var quiet = logger
         quiet.logLevel = .warning
         try await SimulatorServer.runUntilSignalled(router: router, host: host, port: port, logger: quiet, onReady: onReady)

@@ -44,7 +44,7 @@ extension SimulatorServer {
         }
         router.get("simulator/statistics") { _, _ in
             let stats = simulator.statistics
-            return json(["requests": stats.requests, "outcomes": stats.outcomes])
+            return json(["requests": stats.requests, "outcomes": stats.outcomes, "server_api_requests": stats.serverAPIRequests])
         }
     }
 

@@ -6,8 +6,9 @@ import NIOCore
 import ServiceLifecycle
 
 /// The simulator over HTTP on loopback: `POST /verifyReceipt` (production) and
-/// `POST /sandbox/verifyReceipt`, plus a few `/simulator/…` routes to move the clock and read the
-/// truth by hand.
+/// `POST /sandbox/verifyReceipt`; the App Store Server API under `/inApps/…` and
+/// `/sandbox/inApps/…`; plus a few `/simulator/…` routes to move the clock and read the truth by
+/// hand.
 public enum SimulatorServer {
     /// Where a running simulator listens.
     public struct Endpoints: Sendable {
@@ -15,6 +16,10 @@ public enum SimulatorServer {
         public var productionURL: String
         public var sandboxURL: String
         public var baseURL: String
+        /// The App Store Server API's production base URL (`…/inApps/v1/…` follows it).
+        public var serverAPIURL: String
+        /// The App Store Server API's sandbox base URL.
+        public var serverAPISandboxURL: String
     }
 
     /// Starts a server on `host`:`port` (0: any free port), runs `body`, and stops the server on
@@ -71,14 +76,16 @@ public enum SimulatorServer {
 
     static func endpoints(host: String, port: Int) -> Endpoints {
         let base = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-        return Endpoints(port: port, productionURL: "\(base)/verifyReceipt", sandboxURL: "\(base)/sandbox/verifyReceipt", baseURL: base)
+        return Endpoints(
+            port: port, productionURL: "\(base)/verifyReceipt", sandboxURL: "\(base)/sandbox/verifyReceipt", baseURL: base,
+            serverAPIURL: base, serverAPISandboxURL: "\(base)/sandbox")
     }
 
     static func application(_ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger?) -> (some ApplicationProtocol, AsyncStream<Int>) {
         application(router: router(simulator), host: host, port: port, logger: logger)
     }
 
-    /// The simulator's routes: both verifyReceipt endpoints and the admin routes.
+    /// The simulator's routes: both verifyReceipt endpoints, the Server API and the admin routes.
     static func router(_ simulator: AppStoreSimulator) -> Router<BasicRequestContext> {
         let router = Router()
         router.post("verifyReceipt") { request, _ in
@@ -87,6 +94,7 @@ public enum SimulatorServer {
         router.post("sandbox/verifyReceipt") { request, _ in
             try await respond(simulator, .sandbox, request)
         }
+        addServerAPIRoutes(router, simulator)
         addAdminRoutes(router, simulator)
         return router
     }
@@ -112,7 +120,11 @@ public enum SimulatorServer {
 
     static func respond(_ simulator: AppStoreSimulator, _ environment: SimulatedEnvironment, _ request: Request) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 << 20)
-        let answer = simulator.answer(environment: environment, body: Data(body.readableBytesView))
+        return try await render(simulator.answer(environment: environment, body: Data(body.readableBytesView)))
+    }
+
+    /// `answer` as an HTTP response, after its delay.
+    static func render(_ answer: SimulatedAnswer) async throws -> Response {
         if answer.delay > .zero { try await Task.sleep(for: answer.delay) }
         var headers = HTTPFields()
         switch answer.reply {
