@@ -10,7 +10,7 @@ public final class AppStoreSimulator: Sendable {
     /// The test PKI that signs the Server API's transactions; trust ``SimulatorPKI/rootCertificateDER``.
     public let pki: SimulatorPKI
     /// The In-App Purchase key the Server API expects bearer tokens to be signed with.
-    public let serverAPIKey: InAppPurchaseKey
+    public let serverAPIKey: SimulatedInAppPurchaseKey
     let state: Mutex<State>
 
     struct State {
@@ -22,7 +22,7 @@ public final class AppStoreSimulator: Sendable {
     }
 
     /// `serverAPIKey` defaults to a fresh key; the signing PKI is always fresh (random per process).
-    public init(population: Population, faults: FaultConfiguration = .none, clockMs: Int64? = nil, serverAPIKey: InAppPurchaseKey = InAppPurchaseKey()) {
+    public init(population: Population, faults: FaultConfiguration = .none, clockMs: Int64? = nil, serverAPIKey: SimulatedInAppPurchaseKey = SimulatedInAppPurchaseKey()) {
         self.population = population
         self.serverAPIKey = serverAPIKey
         pki = SimulatorPKI.forSimulator(startMs: population.configuration.startMs)

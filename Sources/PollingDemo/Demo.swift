@@ -68,12 +68,7 @@ public enum Demo {
         let idByUser = Dictionary(uniqueKeysWithValues: zip(population.subscribers.map(\.userID), ids))
 
         return try await SimulatorServer.withRunning(simulator) { endpoints in
-            let client = VerifyReceiptConfiguration(
-                productionURL: endpoints.productionURL, sandboxURL: endpoints.sandboxURL,
-                sharedSecret: SharedSecret(population.configuration.sharedSecret),
-                requestTimeout: configuration.requestTimeout, retry: configuration.retry)
-            let http = KeepAliveHTTPClient.Configuration(maxIdleConnectionsPerEndpoint: configuration.concurrency)
-            return try await VerifyReceiptClient.withClient(client, http: http, jitter: seededJitter(configuration.seed)) { client in
+            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { client in
                 var nights: [Night] = []
                 var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
                 var previousClock = enrolledAt

@@ -23,13 +23,20 @@ public struct DemoConfiguration: Sendable {
     public var outageNight: Int?
     /// The clock of the final night (ms); the first night is `nights` days before it.
     public var finalNightMs: Int64
+    /// Which of Apple's APIs the nights ask.
+    public var backend: DemoBackend
+    /// The Server API's requests per second: the simulator is not Apple, so well above Apple's 50.
+    public var serverAPIRate: Int
 
     public init(
         subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,
         latency: Latency = .uniform(.milliseconds(1), .milliseconds(4)), concurrency: Int = 32,
         requestTimeout: Duration = .seconds(1), retry: RetryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1)),
-        slowAnswers: Bool = true, gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64
+        slowAnswers: Bool = true, gracePeriodDays: Int = 16, outageNight: Int? = nil, finalNightMs: Int64,
+        backend: DemoBackend = .verifyReceipt, serverAPIRate: Int = 1000
     ) {
+        self.backend = backend
+        self.serverAPIRate = serverAPIRate
         self.subscribers = subscribers
         self.nights = nights
         self.seed = seed

@@ -67,7 +67,7 @@ extension LeanStandIn {
         guard serverAPIKey.accepts(authorization: authorization, bundleID: bundleID, now: now),
             let claims = authorization.split(separator: ".").dropFirst().first.flatMap({ Base64URL.decode($0) }),
             let object = (try? JSONSerialization.jsonObject(with: claims)) as? [String: Any],
-            let exp = InAppPurchaseKey.number(object["exp"])
+            let exp = SimulatedInAppPurchaseKey.number(object["exp"])
         else { return false }
         cache.remember(token: authorization, expiresAt: exp)
         return true

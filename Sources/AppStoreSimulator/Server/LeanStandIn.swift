@@ -24,7 +24,7 @@ public struct LeanStandIn: Sendable {
     /// Signs the Server API's answers; trust its root.
     public let pki: SimulatorPKI
     /// The key bearer tokens must be signed with.
-    public let serverAPIKey: InAppPurchaseKey
+    public let serverAPIKey: SimulatedInAppPurchaseKey
     let cache = LeanAnswerCache()
 
     public init(bundleID: String, sharedSecret: String, latency: Duration, appAppleID: Int64 = 1_234_567_890) {
@@ -32,7 +32,7 @@ public struct LeanStandIn: Sendable {
         self.sharedSecret = sharedSecret
         self.latency = latency
         self.appAppleID = appAppleID
-        serverAPIKey = InAppPurchaseKey()
+        serverAPIKey = SimulatedInAppPurchaseKey()
         pki = SimulatorPKI.forSimulator(startMs: Int64(Date().timeIntervalSince1970 * 1000))
     }
 

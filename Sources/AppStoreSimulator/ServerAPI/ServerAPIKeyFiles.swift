@@ -15,7 +15,7 @@ public struct ServerAPIKeyFiles: Sendable {
     }
 
     /// Writes the root of `pki` and the private half of `key` into `directory`.
-    public static func write(pki: SimulatorPKI, key: InAppPurchaseKey, into directory: String) throws -> ServerAPIKeyFiles {
+    public static func write(pki: SimulatorPKI, key: SimulatedInAppPurchaseKey, into directory: String) throws -> ServerAPIKeyFiles {
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let base = URL(fileURLWithPath: directory)

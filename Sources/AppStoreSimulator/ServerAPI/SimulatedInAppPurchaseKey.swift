@@ -4,7 +4,7 @@ import Foundation
 /// The In-App Purchase key the simulator expects, as App Store Connect issues one: a P-256 key
 /// pair, a 10-character key id and the team's issuer id. A client signs its bearer tokens with
 /// ``privateKeyPEM``; the simulator checks them with the public half.
-public struct InAppPurchaseKey: Sendable {
+public struct SimulatedInAppPurchaseKey: Sendable {
     /// The key id (`kid`), 10 characters like Apple's.
     public let keyID: String
     /// The issuer id (`iss`): a UUID, lowercase as App Store Connect shows it.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-extension InAppPurchaseKey {
+extension SimulatedInAppPurchaseKey {
     /// The audience of every App Store Server API token.
     static let audience = "appstoreconnect-v1"
     /// Apple refuses tokens that live longer than an hour after `iat`.
