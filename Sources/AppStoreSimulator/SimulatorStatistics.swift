@@ -11,4 +11,8 @@ public struct SimulatorStatistics: Sendable, Equatable {
     public var serverAPIRequests: [String: Int] = [:]
     /// verifyReceipt requests that got an injected fault or an outage answer.
     public var faults: Int { outcomes.filter { $0.key.hasPrefix("fault_") || $0.key == "outage" }.values.reduce(0, +) }
+    /// App Store Server API requests that got an injected fault or an outage answer.
+    public var serverAPIFaults: Int {
+        outcomes.filter { $0.key.hasPrefix("server_api_fault_") || $0.key == "server_api_outage" }.values.reduce(0, +)
+    }
 }

@@ -40,7 +40,8 @@ extension Demo.Outcome {
         let failures = faultyNights.map(\.report.failed).reduce(0, +)
         let denied = faultyNights.map(\.check.deniedByFailure).reduce(0, +)
         lines.append("")
-        lines.append("Faults: \(simulator.faults) of \(simulator.requests) requests to the simulator were faults or outage answers;")
+        let serverAPIRequests = simulator.serverAPIRequests.values.reduce(0, +)
+        lines.append("Faults: \(simulator.faults) of \(simulator.requests) verifyReceipt requests and \(simulator.serverAPIFaults) of \(serverAPIRequests) App Store Server API requests were faults or outage answers;")
         lines.append("  \(failures) verifications still failed after retries; every one kept its row's previous columns.")
         if denied > 0 {
             lines.append("  Row-nights where a failed verification left access behind the truth until a later night: \(denied).")

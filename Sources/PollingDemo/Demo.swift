@@ -68,7 +68,7 @@ public enum Demo {
         let idByUser = Dictionary(uniqueKeysWithValues: zip(population.subscribers.map(\.userID), ids))
 
         return try await SimulatorServer.withRunning(simulator) { endpoints in
-            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { client in
+            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource in
                 var nights: [Night] = []
                 var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
                 var previousClock = enrolledAt
@@ -83,10 +83,11 @@ public enum Demo {
                             selection: .nightly(SelectionWindows()), bundleID: population.configuration.bundleID, nowMs: clock,
                             concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
                             handlesSignals: false, showsProgress: false),
-                        database: database, source: client, logger: logger)
+                        database: database, source: try makeSource(), logger: logger)
                     let outcome = await job.run()
                     guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
-                    let (check, after) = try await TruthCheck.run(store: store, population: population, clockMs: clock, before: before)
+                    let (check, after) = try await TruthCheck.run(
+                        store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt)
                     let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, exitCode: outcome.exitCode, check: check)
                     progress(night)
                     nights.append(night)

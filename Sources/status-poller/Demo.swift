@@ -39,6 +39,9 @@ extension StatusPoller {
         @Option(help: "Receipts verified at once.")
         var concurrency = 32
 
+        @Option(help: "verify-receipt, server-api (signed answers, verified against the simulator's test root) or auto.")
+        var backend: BackendChoice = .verifyReceipt
+
         @Option(help: "Log level on stderr.")
         var logLevel: Logger.Level = .error
 
@@ -57,8 +60,9 @@ extension StatusPoller {
             let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
             let configuration = DemoConfiguration(
                 subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
-                concurrency: concurrency, outageNight: outageNight, finalNightMs: now)
-            say("status-poller demo: \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
+                concurrency: concurrency, outageNight: outageNight, finalNightMs: now,
+                backend: DemoBackend(rawValue: backend.rawValue)!)
+            say("status-poller demo (\(backend.rawValue)): \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
             say("database \(database); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
             let outcome = try await Demo.play(configuration, database: location, logger: logger) { night in
                 say(night.line)
