@@ -2,17 +2,31 @@
 /// millisecond fraction only when there is one so no instant is rounded. By hand, not with a
 /// Foundation formatter: receipts are built for every subscriber every simulated night.
 enum RFC3339Text {
-    static func string(ms: Int64) -> String {
+    /// The ASCII bytes of the date, written digit by digit.
+    static func bytes(ms: Int64) -> [UInt8] {
         let seconds = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let millis = ms - seconds * 1000
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(daysSinceEpoch: days)
-        var out = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T"
-        out += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
-        if millis != 0 { out += "." + pad(millis, 3) }
-        return out + "Z"
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        digits(year, 4, &out); out.append(0x2D)
+        digits(month, 2, &out); out.append(0x2D)
+        digits(day, 2, &out); out.append(0x54)
+        digits(secondOfDay / 3600, 2, &out); out.append(0x3A)
+        digits(secondOfDay / 60 % 60, 2, &out); out.append(0x3A)
+        digits(secondOfDay % 60, 2, &out)
+        if millis != 0 {
+            out.append(0x2E)
+            digits(millis, 3, &out)
+        }
+        out.append(0x5A)
+        return out
     }
+
+    /// The text of ``bytes(ms:)``.
+    static func string(ms: Int64) -> String { String(decoding: bytes(ms: ms), as: UTF8.self) }
 
     /// The proleptic Gregorian date of a day count from 1970-01-01 (H. Hinnant's `civil_from_days`).
     static func civil(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
@@ -27,8 +41,14 @@ enum RFC3339Text {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    /// `value` in decimal, zero-padded to `width` digits (years past 9999 get more).
+    private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
+        var reversed: [UInt8] = []
+        var rest = value
+        repeat {
+            reversed.append(0x30 + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0 || reversed.count < width
+        out.append(contentsOf: reversed.reversed())
     }
 }

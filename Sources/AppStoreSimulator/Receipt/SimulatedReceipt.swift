@@ -1,5 +1,4 @@
 import Foundation
-import SwiftASN1
 
 /// An app receipt shaped like Apple's: a PKCS#7 SignedData ContentInfo in indefinite-length BER
 /// whose encapsulated content is the payload, a DER SET of `ReceiptAttribute`s. Unsigned (no
@@ -58,49 +57,59 @@ struct SimulatedReceipt {
     }
 
     /// The payload: attributes 0 (receipt type), 2 (bundle id), 19 (original application
-    /// version), the token, then one 17 per purchase.
+    /// version), the token, then one 17 per purchase. DER written by hand, in one buffer per
+    /// level: every length is known before its content, and receipts are built for every
+    /// subscriber at every request and truth check, where `DER.Serializer` cost several times more.
     var payload: [UInt8] {
-        var serializer = DER.Serializer()
-        serializer.appendConstructedNode(identifier: .set) { set in
-            Self.attribute(&set, type: 0, Self.string(0x0C, token.environment == "Sandbox" ? "ProductionSandbox" : "Production"))
-            if let bundleID { Self.attribute(&set, type: 2, Self.string(0x0C, bundleID)) }
-            Self.attribute(&set, type: 19, Self.string(0x0C, "1.0"))
-            Self.attribute(&set, type: Self.tokenAttributeType, Self.string(0x0C, token.text))
-            for purchase in purchases { Self.attribute(&set, type: 17, Self.inApp(purchase)) }
-        }
-        return serializer.serializedBytes
+        var attributes: [UInt8] = []
+        attributes.reserveCapacity(160 + purchases.count * 230)
+        Self.attribute(&attributes, type: 0, value: Self.string(0x0C, token.environment == "Sandbox" ? "ProductionSandbox" : "Production"))
+        if let bundleID { Self.attribute(&attributes, type: 2, value: Self.string(0x0C, bundleID)) }
+        Self.attribute(&attributes, type: 19, value: Self.string(0x0C, "1.0"))
+        Self.attribute(&attributes, type: Self.tokenAttributeType, value: Self.string(0x0C, token.text))
+        for purchase in purchases { Self.attribute(&attributes, type: 17, value: Self.inApp(purchase)) }
+        return Self.tlv(0x31, attributes)
     }
 
     /// The value of one attribute 17: a DER SET of the in-app fields the poller reads.
     static func inApp(_ purchase: Purchase) -> [UInt8] {
-        var serializer = DER.Serializer()
-        serializer.appendConstructedNode(identifier: .set) { set in
-            attribute(&set, type: 1701, integer(1))
-            attribute(&set, type: 1702, string(0x0C, purchase.productID))
-            attribute(&set, type: 1703, string(0x0C, purchase.transactionID))
-            attribute(&set, type: 1704, string(0x16, RFC3339Text.string(ms: purchase.purchaseMs)))
-            attribute(&set, type: 1705, string(0x0C, purchase.originalTransactionID))
-            attribute(&set, type: 1708, string(0x16, RFC3339Text.string(ms: purchase.expiresMs)))
-            attribute(&set, type: 1711, integer(purchase.webOrderLineItemID))
-        }
-        return serializer.serializedBytes
+        var fields: [UInt8] = []
+        fields.reserveCapacity(230)
+        attribute(&fields, type: 1701, value: integer(1))
+        attribute(&fields, type: 1702, value: string(0x0C, purchase.productID))
+        attribute(&fields, type: 1703, value: string(0x0C, purchase.transactionID))
+        attribute(&fields, type: 1704, value: tlv(0x16, RFC3339Text.bytes(ms: purchase.purchaseMs)))
+        attribute(&fields, type: 1705, value: string(0x0C, purchase.originalTransactionID))
+        attribute(&fields, type: 1708, value: tlv(0x16, RFC3339Text.bytes(ms: purchase.expiresMs)))
+        attribute(&fields, type: 1711, value: integer(purchase.webOrderLineItemID))
+        return tlv(0x31, fields)
     }
 
-    /// `SEQUENCE { type INTEGER, version 1, value OCTET STRING }` around an encoded value.
-    static func attribute(_ set: inout DER.Serializer, type: Int, _ value: [UInt8]) {
-        set.appendConstructedNode(identifier: .sequence) { sequence in
-            sequence.serializeRawBytes(integer(type))
-            sequence.serializeRawBytes([0x02, 0x01, 0x01])
-            sequence.appendPrimitiveNode(identifier: .octetString) { $0.append(contentsOf: value) }
-        }
+    /// Appends `SEQUENCE { type INTEGER, version 1, value OCTET STRING }` around an encoded value.
+    static func attribute(_ out: inout [UInt8], type: Int, value: [UInt8]) {
+        let typeBytes = integer(type)
+        var octetHeader: [UInt8] = [0x04]
+        BERWriter.appendLength(value.count, to: &octetHeader)
+        out.append(0x30)
+        BERWriter.appendLength(typeBytes.count + 3 + octetHeader.count + value.count, to: &out)
+        out.append(contentsOf: typeBytes)
+        out.append(contentsOf: [0x02, 0x01, 0x01])
+        out.append(contentsOf: octetHeader)
+        out.append(contentsOf: value)
+    }
+
+    /// A definite-length TLV.
+    static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [tag]
+        out.reserveCapacity(content.count + 5)
+        BERWriter.appendLength(content.count, to: &out)
+        out.append(contentsOf: content)
+        return out
     }
 
     /// A string TLV (0x0C UTF8String, 0x16 IA5String).
     static func string(_ tag: UInt8, _ text: String) -> [UInt8] {
-        var out: [UInt8] = [tag]
-        BERWriter.appendLength(text.utf8.count, to: &out)
-        out.append(contentsOf: text.utf8)
-        return out
+        tlv(tag, Array(text.utf8))
     }
 
     /// An INTEGER TLV: minimal big-endian two's complement.
