@@ -137,6 +137,14 @@ enum SQLiteSchema {
                     WHERE is_in_billing_retry = 1;
                 """)
         }
+        migrator.registerMigration("v4: the backend that answered") { db in
+            // With two App Store backends, a status code means nothing without its backend
+            // (verifyReceipt 0, serverAPI 200 or 4040010): both are kept on the row and in the trail.
+            try db.execute(sql: """
+                ALTER TABLE subscriptions ADD COLUMN last_status_backend TEXT;
+                ALTER TABLE subscription_events ADD COLUMN status_backend TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -78,7 +78,8 @@ extension SQLiteSubscriptionStore {
                     atMs: row["at"], reason: row["reason"], appleStatus: row["apple_status"],
                     entitlementBefore: row["entitlement_before"], entitlementAfter: row["entitlement_after"],
                     old: try decoder.decode(SubscriptionState.self, from: Data((row["old_values"] as String).utf8)),
-                    new: try decoder.decode(SubscriptionState.self, from: Data((row["new_values"] as String).utf8)))
+                    new: try decoder.decode(SubscriptionState.self, from: Data((row["new_values"] as String).utf8)),
+                    statusBackend: row["status_backend"])
             }
         }
     }

@@ -108,7 +108,7 @@ extension SQLiteSubscriptionStore {
                 try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
                 try writeEvent(
                     db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                    reason: "conflict", appleStatus: update.upstreamStatus.code, old: previous, new: previous)
+                    reason: "conflict", upstream: update.upstreamStatus, old: previous, new: previous)
                 return .conflict(owner: owner)
             case .adopt(let adopted, let others):
                 state = adopted
@@ -121,7 +121,7 @@ extension SQLiteSubscriptionStore {
                 grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
                 auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
                 latest_receipt = COALESCE(?, latest_receipt),
-                last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?,
+                last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
                 last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
             WHERE id = ?
             """).execute(arguments: [
@@ -129,14 +129,14 @@ extension SQLiteSubscriptionStore {
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                 state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
                 update.latestReceipt,
-                update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code,
+                update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code, update.upstreamStatus.backend.rawValue,
                 update.subscriptionID,
             ])
         if previous != state {
             let reason = SubscriptionTransition.between(previous, state, at: update.verifiedAtMs)
             try writeEvent(
                 db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                reason: reason.rawValue, appleStatus: update.upstreamStatus.code, old: previous, new: state)
+                reason: reason.rawValue, upstream: update.upstreamStatus, old: previous, new: state)
         }
         for chain in discovered {
             try enrollDiscovered(db, chain, userID: userID, receipt: update.latestReceipt ?? update.receiptSent, update: update)
@@ -158,26 +158,28 @@ extension SQLiteSubscriptionStore {
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 userID, receipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
                 state.expirationIntent, state.cancelledAt, update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code,
+                update.upstreamStatus.backend.rawValue,
             ])
         try writeEvent(
             db, subscriptionID: db.lastInsertedRowID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-            reason: "discovered", appleStatus: update.upstreamStatus.code, old: .unverified, new: state)
+            reason: "discovered", upstream: update.upstreamStatus, old: .unverified, new: state)
     }
 
-    /// One audit row, in the caller's transaction: who, when, which run, why, before and after.
-    static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, runID: Int64?, at ms: Int64, reason: String, appleStatus: Int?, old: SubscriptionState, new: SubscriptionState) throws {
+    /// One audit row, in the caller's transaction: who, when, which run, why, which backend
+    /// answered with which status, before and after.
+    static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, runID: Int64?, at ms: Int64, reason: String, upstream: UpstreamStatus?, old: SubscriptionState, new: SubscriptionState) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status,
+            INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
                 entitlement_before, entitlement_after, old_values, new_values)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                subscriptionID, userID, runID, ms, reason, appleStatus,
+                subscriptionID, userID, runID, ms, reason, upstream?.code, upstream?.backend.rawValue,
                 old.entitlement(at: ms).rawValue, new.entitlement(at: ms).rawValue, old.auditJSON, new.auditJSON,
             ])
     }
@@ -186,9 +188,9 @@ extension SQLiteSubscriptionStore {
     private static func writeFailure(_ db: Database, id: Int64, failure: VerificationFailure, at ms: Int64) throws {
         try db.cachedStatement(sql: """
             UPDATE subscriptions SET
-                last_attempt_at = ?, last_apple_status = ?, last_error_reason = ?, last_error = ?,
+                last_attempt_at = ?, last_apple_status = ?, last_status_backend = ?, last_error_reason = ?, last_error = ?,
                 consecutive_failures = consecutive_failures + 1
             WHERE id = ?
-            """).execute(arguments: [ms, failure.upstreamStatus?.code, failure.reason.rawValue, failure.detail, id])
+            """).execute(arguments: [ms, failure.upstreamStatus?.code, failure.upstreamStatus?.backend.rawValue, failure.reason.rawValue, failure.detail, id])
     }
 }

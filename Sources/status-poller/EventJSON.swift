@@ -9,6 +9,8 @@ struct EventJSON: Encodable {
     var at: String
     var reason: String
     var apple_status: Int?
+    /// Which backend answered `apple_status`: verifyReceipt or serverAPI.
+    var status_backend: String?
     var entitlement_before: String
     var entitlement_after: String
     var old: SubscriptionState
@@ -22,6 +24,7 @@ struct EventJSON: Encodable {
         at = Display.time(e.atMs)
         reason = e.reason
         apple_status = e.appleStatus
+        status_backend = e.statusBackend
         entitlement_before = e.entitlementBefore
         entitlement_after = e.entitlementAfter
         old = e.old

@@ -30,7 +30,7 @@ extension StatusPoller {
                     return print(rows.isEmpty ? "no subscription for user \(userID)" : "no entitlement change recorded yet for user \(userID)")
                 }
                 for event in events {
-                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), run \(event.runID.map(String.init) ?? "-"), Apple status \(event.appleStatus.map(String.init) ?? "-")")
+                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), run \(event.runID.map(String.init) ?? "-"), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
                     for line in Self.changes(event.old, event.new) { print("      \(line)") }
                 }
             }

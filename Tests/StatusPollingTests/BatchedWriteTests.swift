@@ -140,7 +140,7 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in

@@ -9,12 +9,15 @@ public struct SubscriptionEvent: Sendable, Equatable {
     /// A `SubscriptionTransition` name, or `conflict`.
     public var reason: String
     public var appleStatus: Int?
+    /// The backend that answered `appleStatus` (`verifyReceipt`, `serverAPI`); nil before v4.
+    public var statusBackend: String?
     public var entitlementBefore: String
     public var entitlementAfter: String
     public var old: SubscriptionState
     public var new: SubscriptionState
 
-    public init(id: Int64, subscriptionID: Int64, userID: String, runID: Int64?, atMs: Int64, reason: String, appleStatus: Int?, entitlementBefore: String, entitlementAfter: String, old: SubscriptionState, new: SubscriptionState) {
+    public init(id: Int64, subscriptionID: Int64, userID: String, runID: Int64?, atMs: Int64, reason: String, appleStatus: Int?, entitlementBefore: String, entitlementAfter: String, old: SubscriptionState, new: SubscriptionState, statusBackend: String? = nil) {
+        self.statusBackend = statusBackend
         self.id = id
         self.subscriptionID = subscriptionID
         self.userID = userID

@@ -27,6 +27,12 @@ import Testing
 
     /// Plays the demo and returns every row keyed by user and chain, with the demo's outcome.
     func play(_ backend: DemoBackend, in directory: URL, faultRate: Double = 0) async throws -> ([String: [String: DatabaseValue]], Demo.Outcome) {
+        let (rows, outcome, _) = try await playRecordingBackends(backend, in: directory, faultRate: faultRate)
+        return (rows, outcome)
+    }
+
+    /// Also returns the backends the rows and the audit trail name.
+    func playRecordingBackends(_ backend: DemoBackend, in directory: URL, faultRate: Double = 0) async throws -> ([String: [String: DatabaseValue]], Demo.Outcome, Set<String>) {
         var logger = Logger(label: "agreement")
         logger.logLevel = .critical
         let path = directory.appendingPathComponent("\(backend.rawValue).sqlite").path
@@ -34,20 +40,26 @@ import Testing
         let pool = try DatabasePool(path: path)
         defer { try? pool.close() }
         let rows = try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscriptions") }
+        let backends = try await pool.read { db in
+            try Set(String?.fetchAll(db, sql: "SELECT last_status_backend FROM subscriptions UNION SELECT status_backend FROM subscription_events").map { $0 ?? "NULL" })
+        }
         var byKey: [String: [String: DatabaseValue]] = [:]
         for row in rows {
             let key = "\(row["user_id"] as String)|\((row["original_transaction_id"] as String?) ?? "-")"
             byKey[key] = Dictionary(uniqueKeysWithValues: Self.compared.map { ($0, row[$0] as DatabaseValue) })
         }
-        return (byKey, outcome)
+        return (byKey, outcome, backends)
     }
 
     @Test func everyColumnOfEveryRowIsTheSameThroughEitherBackend() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agreement-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (receipts, byReceipt) = try await play(.verifyReceipt, in: directory)
-        let (server, byServer) = try await play(.serverAPI, in: directory)
+        let (receipts, byReceipt, receiptBackends) = try await playRecordingBackends(.verifyReceipt, in: directory)
+        let (server, byServer, serverBackends) = try await playRecordingBackends(.serverAPI, in: directory)
+        // The row and its audit trail say which backend answered.
+        #expect(receiptBackends == ["verifyReceipt"])
+        #expect(serverBackends == ["serverAPI"])
         let (auto, byAuto) = try await play(.auto, in: directory)
         #expect(receipts.count > 300)  // the discovered second subscriptions are rows too
         #expect(server.count == receipts.count)
