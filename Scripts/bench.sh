@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api] [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -14,7 +14,9 @@
 # c8-L50 1,600, c64-L50 6,400, c256-L200 12,800, c256-L50 25,600 (--quick: c × 20). `scale` is two cases at c = 64, L = 50 ms with 3 KB receipts and the same 4,000 due rows
 # spread through the table: among 1,000,000 rows (scale-1m, a 4 GB file) and among 100,000
 # (scale-100k); only status-poller and the Go peer run it; it is skipped with fewer than 15 GB free
-# and by --quick unless --cases names it.
+# and by --quick unless --cases names it. `server-api` is status-poller alone with --backend server-api
+# against the stand-in's App Store Server API; its bound is Apple's rate limit, 50/s, not C ÷ L
+# (Scripts/bench/server-api.sh).
 # Pollers: status-poller; python (InAppPy script); go (Go script, one transaction per answer);
 # go64 (the Go script committing every 64 answers: by default in c64-L50 and c256-L50 of a full
 # run only; everywhere when --only names it).
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -52,7 +54,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api"
   [ "$quick" -eq 1 ] || cases="$cases,scale"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -61,7 +63,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -256,6 +258,7 @@ PY
 }
 
 # --- the cases ----------------------------------------------------------------------------------
+source "$root/Scripts/bench/server-api.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -321,12 +324,14 @@ for case in ${cases//,/ }; do
     c256-L200) run_case c256-L200 256 200 $([ "$quick" -eq 1 ] && echo 5120 || echo 12800) ;;
     c256-L50) run_case c256-L50 256 50 $([ "$quick" -eq 1 ] && echo 5120 || echo 25600) ;;
     scale) scale ;;
+    server-api) [[ " ${pollers[*]} " == *" status-poller "* ]] && server_api_case $([ "$quick" -eq 1 ] && echo 500 || echo 1500) ;;
   esac
 done
 
 cp "$csv" "$results/latest.csv"
 say "summary (release build, $(nproc) cores, $(date -u +%Y-%m-%d))"
 print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
+print_server_api_table 50
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"
 if [ "$quick" -eq 0 ] && [ "$poller_bin" = "$bin" ] && [[ ",$cases," == *,c8-L50,* && ",$cases," == *,c64-L50,* && ",$cases," == *,c256-L200,* && ",$cases," == *,c256-L50,* ]]; then
