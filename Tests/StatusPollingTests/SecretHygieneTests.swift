@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Testing
 
 /// The shared secret and the receipts never leave where they belong: the secret goes to Apple
@@ -55,17 +54,7 @@ import Testing
                 // The logs said something about every row: they were really searched.
                 #expect(text.stderr.contains("subscription.id"))
                 #expect(json.stderr.contains("\"subscription.id\""))
-                for command in [["runs"], ["show", "--user-id", "u0"], ["history", "--user-id", "u0"], ["history", "--user-id", "u3", "--format", "json"]] {
-                    let outcome = try await StatusPollerProcess.launch(command + ["--database", db.path]).outcome()
-                    #expect(outcome.status == 0, "\(command): \(outcome.stderr)")
-                    outputs[command.joined(separator: " ")] = outcome.stdout + outcome.stderr
-                }
-                outputs["run history and audit trail"] = try await db.webService.read { d in
-                    let runs = try Row.fetchAll(d, sql: "SELECT * FROM poll_runs").map(\.description)
-                    let events = try Row.fetchAll(d, sql: "SELECT * FROM subscription_events").map(\.description)
-                    let errors = try String.fetchAll(d, sql: "SELECT coalesce(last_error, '') FROM subscriptions")
-                    return (runs + events + errors).joined(separator: "\n")
-                }
+                outputs.merge(try await storedOutputs(db, users: ("u0", "u3"))) { $1 }
                 // Apple did get the secret: the search is for a value that was really in play.
                 #expect(await server.received.allSatisfy { $0.password == sharedSecret })
 

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 import Testing
 
 /// The In-App Purchase key, the bearer tokens made from it, and Apple's signed payloads never leave
@@ -54,17 +53,7 @@ import Testing
                 #expect(text.stderr.contains("subscription.id"))
                 #expect(text.stdout.contains("untrusted_signature"))
                 #expect(text.stdout.contains("receipt_unreadable"))
-                for command in [["runs"], ["show", "--user-id", "u0"], ["history", "--user-id", "u0"], ["history", "--user-id", "u4", "--format", "json"]] {
-                    let outcome = try await StatusPollerProcess.launch(command + ["--database", db.path]).outcome()
-                    #expect(outcome.status == 0, "\(command): \(outcome.stderr)")
-                    outputs[command.joined(separator: " ")] = outcome.stdout + outcome.stderr
-                }
-                outputs["run history and audit trail"] = try await db.webService.read { d in
-                    let runs = try Row.fetchAll(d, sql: "SELECT * FROM poll_runs").map(\.description)
-                    let events = try Row.fetchAll(d, sql: "SELECT * FROM subscription_events").map(\.description)
-                    let errors = try String.fetchAll(d, sql: "SELECT coalesce(last_error, '') FROM subscriptions")
-                    return (runs + events + errors).joined(separator: "\n")
-                }
+                outputs.merge(try await storedOutputs(db, users: ("u0", "u4"))) { $1 }
                 // The tokens Apple got: the search is for values that were really in play.
                 let tokens = Set(await server.received.compactMap(\.authorization).map { String($0.dropFirst("Bearer ".count)) })
                 #expect(!tokens.isEmpty)
