@@ -38,7 +38,7 @@ extension ServerAPIClient {
         var transactions: [SubscriptionTransaction] = []
         var renewals: [SubscriptionRenewalInfo] = []
         for chain in chains {
-            let (transaction, renewal) = try await verifiedChain(chain, environment: environment)
+            let (transaction, renewal) = try await verifiedEntry(chain, environment: environment)
             if configuration.readHistory, let id = transaction.originalTransactionId {
                 transactions += try await history(of: id, environment: environment, stats: &stats, subscriptionID: subscriptionID, logger: logger)
             } else {
@@ -52,19 +52,18 @@ extension ServerAPIClient {
     }
 
     /// One `lastTransactions` entry, verified: its transaction, then its renewal info against it.
-    func verifiedChain(_ chain: StatusResponse.LastTransaction, environment: AppStoreEnvironment) async throws(VerificationFailure) -> (JWSTransactionPayload, JWSRenewalInfoPayload?) {
+    func verifiedEntry(_ chain: StatusResponse.LastTransaction, environment: AppStoreEnvironment) async throws(VerificationFailure) -> (JWSTransactionPayload, JWSRenewalInfoPayload?) {
         do throws(SignedDataFailure) {
             guard let signed = chain.signedTransactionInfo else { throw SignedDataFailure(.malformed, "a lastTransactions entry has no signedTransactionInfo") }
             let transaction = try await verifier.verifyTransaction(signed, environment: environment)
             guard transaction.originalTransactionId == chain.originalTransactionId else {
                 throw SignedDataFailure(.renewalMismatch, "the signed transaction is for chain \(transaction.originalTransactionId ?? "(none)"), listed under \(chain.originalTransactionId ?? "(none)")")
             }
-            let renewal = try await chain.signedRenewalInfo.asyncMap { signed async throws(SignedDataFailure) in
-                try await verifier.verifyRenewalInfo(signed, of: transaction)
-            }
+            var renewal: JWSRenewalInfoPayload?
+            if let signed = chain.signedRenewalInfo { renewal = try await verifier.verifyRenewalInfo(signed, of: transaction) }
             return (transaction, renewal)
         } catch {
-            throw VerificationFailure(.untrustedSignature, "untrusted_signature (\(error.check.rawValue)): \(error.detail)", upstreamStatus: .serverAPI(200))
+            throw VerificationFailure.untrusted(error)
         }
     }
 
@@ -82,7 +81,7 @@ extension ServerAPIClient {
                 do {
                     transactions.append(Self.transaction(try await verifier.verifyTransaction(signed, environment: environment)))
                 } catch {
-                    throw VerificationFailure(.untrustedSignature, "untrusted_signature (\(error.check.rawValue)): \(error.detail)", upstreamStatus: .serverAPI(200))
+                    throw VerificationFailure.untrusted(error)
                 }
             }
             guard page.hasMore, let next = page.revision, next != revision else { break }
@@ -108,13 +107,5 @@ extension ServerAPIClient {
     /// Ids and revisions go into the path: anything but [A-Za-z0-9-_.] is percent-encoded.
     static func pathComponent(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? ""
-    }
-}
-
-extension Optional {
-    /// `map` for an async transform that throws a typed error.
-    func asyncMap<T, E: Error>(_ transform: (Wrapped) async throws(E) -> T) async throws(E) -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
     }
 }

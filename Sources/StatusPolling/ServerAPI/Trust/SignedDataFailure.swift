@@ -44,3 +44,10 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
 
     public var description: String { "\(check.rawValue): \(detail)" }
 }
+
+extension VerificationFailure {
+    /// A row whose answer held a payload that failed `failure`'s check: nothing of it is applied.
+    static func untrusted(_ failure: SignedDataFailure) -> VerificationFailure {
+        VerificationFailure(.untrustedSignature, "untrusted_signature (\(failure.check.rawValue)): \(failure.detail)", upstreamStatus: .serverAPI(200))
+    }
+}
