@@ -51,7 +51,7 @@ public final class ServerAPIClient: SubscriptionStatusSource {
     public func status(of row: SubscriptionRow, logger: Logger) async throws -> StatusLookup {
         var stats = StatusLookup.Stats()
         do {
-            let ids = try Self.transactionIDs(of: row)
+            let ids = try Self.transactionIDs(of: row, bundleID: configuration.credentials.bundleID)
             let answer = try await statuses(ids: ids, startingIn: .startingPoint(for: row), stats: &stats, subscriptionID: row.id, logger: logger)
             return StatusLookup(result: .answered(answer), stats: stats)
         } catch let failure as VerificationFailure {
@@ -62,8 +62,9 @@ public final class ServerAPIClient: SubscriptionStatusSource {
         }
     }
 
-    /// The ids to ask about: the row's chain, or for a new row the chains its receipt lists.
-    static func transactionIDs(of row: SubscriptionRow) throws(VerificationFailure) -> [String] {
+    /// The ids to ask about: the row's chain, or for a new row the chains its receipt lists (a
+    /// receipt of another app is refused here, without asking Apple).
+    static func transactionIDs(of row: SubscriptionRow, bundleID: String) throws(VerificationFailure) -> [String] {
         if let owned = row.state.originalTransactionID { return [owned] }
         let receipt: AppReceipt
         do {
@@ -72,6 +73,9 @@ public final class ServerAPIClient: SubscriptionStatusSource {
             throw VerificationFailure(
                 .receiptUnreadable,
                 "the stored receipt could not be read for its transaction ids (\(error)); have the app upload its app receipt, or enrol the row with verifyReceipt (--backend auto with a shared secret)")
+        }
+        if let other = receipt.bundleID, other != bundleID {
+            throw VerificationFailure(.bundleMismatch, "receipt is for bundle \(other), expected \(bundleID)")
         }
         let ids = receipt.originalTransactionIDs
         guard !ids.isEmpty else { throw VerificationFailure(.noSubscriptionInReceipt, "the receipt lists no in-app purchase") }
