@@ -80,6 +80,10 @@ extension SimulatedSubscriber {
     /// The receipt the App Store hands out at `ms`: Apple-shaped, listing every transaction
     /// visible then, over every chain (chain by chain, in purchase order).
     public func receipt(at ms: Int64) -> String {
+        receipts.receipt(version: receiptVersion(at: ms)) { makeReceipt(at: ms) }
+    }
+
+    private func makeReceipt(at ms: Int64) -> String {
         var purchases: [SimulatedReceipt.Purchase] = []
         for chain in chains {
             for transaction in chain.transactions where transaction.purchaseMs <= ms {

@@ -8,4 +8,6 @@ public struct SimulatedSubscriber: Sendable {
     /// The app's bundle id, written in every receipt (the population's).
     public var bundleID: String
     public var chains: [SimulatedChain]
+    /// Receipts by version, written once each.
+    let receipts = ReceiptCache()
 }
