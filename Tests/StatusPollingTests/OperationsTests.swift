@@ -190,13 +190,14 @@ import Testing
                 let entries = history.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }
                 #expect(entries.count == 2, "\(history.stdout) // night2: \(night2.stdout) \(night2.stderr)")
                 try #require(entries.count == 2)
-                #expect(entries[0].contains("renewed") && entries[0].contains("run 2") && entries[0].contains("Apple status 0"))
+                #expect(entries[0].contains("renewed") && entries[0].contains("run 2") && entries[0].contains("Apple status verifyReceipt 0"))
                 #expect(entries[1].contains("first_verified") && entries[1].contains("unverified → active") && entries[1].contains("run 1"))
                 #expect(history.stdout.contains("expires_at: 2026-01-31 00:00:00 → 2026-03-02 00:00:00"))
                 let conflict = try await StatusPollerProcess.launch(["history", "--database", db.path, "--user-id", "mallory", "--format", "json"]).outcome()
                 let events = try #require(try JSONSerialization.jsonObject(with: Data(conflict.stdout.utf8)) as? [[String: Any]])
                 #expect(events.map { $0["reason"] as? String } == ["conflict", "conflict"])
                 #expect(events.first?["entitlement_after"] as? String == "unverified")
+                #expect(events.first?["status_backend"] as? String == "verifyReceipt")
 
                 // Run history.
                 let runs = try await StatusPollerProcess.launch(["runs", "--database", db.path, "--format", "json"]).outcome()
