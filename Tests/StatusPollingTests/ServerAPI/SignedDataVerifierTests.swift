@@ -146,6 +146,18 @@ import X509
         }
     }
 
+    @Test func base64URLRoundTripsAndRefusesOtherAlphabets() {
+        for length in 0..<70 {
+            let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 251) })
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("=") && !text.contains("+") && !text.contains("/"))
+            #expect(Base64URL.decode(text) == bytes)
+        }
+        #expect(Base64URL.decode("-_8") == Data([0xFB, 0xFF]))
+        #expect(Base64URL.decode("+_8") == nil)
+        #expect(Base64URL.decode("abcde") == nil)
+    }
+
     @Test func thePinnedRootIsAppleRootCAG3() {
         #expect(AppleRootCertificate.g3.subject.description.contains("CN=Apple Root CA - G3"))
         #expect(AppleRootCertificate.fingerprint(Array(Data(base64Encoded: AppleRootCertificate.g3Base64)!)) == AppleRootCertificate.g3Fingerprint)

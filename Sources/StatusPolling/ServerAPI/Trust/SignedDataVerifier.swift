@@ -26,6 +26,7 @@ public final class SignedDataVerifier: Sendable {
         var validUntil: Date
     }
 
+    /// Verified chains by the header text that carried them.
     private let verifiedChains = Mutex<[String: VerifiedChain]>([:])
     private static let maxRememberedChains = 64
 
@@ -60,37 +61,52 @@ public final class SignedDataVerifier: Sendable {
 
     /// The checks every JWS goes through, in order; returns the decoded payload.
     func verified<Payload: Decodable & SignedPayload>(_ jws: String) async throws(SignedDataFailure) -> Payload {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2])
+        let utf8 = jws.utf8
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = utf8.lastIndex(of: UInt8(ascii: ".")), firstDot != lastDot,
+            !utf8[utf8.index(after: firstDot)..<lastDot].contains(UInt8(ascii: "."))
         else { throw SignedDataFailure(.malformed, "not a compact JWS of three base64url parts") }
-        guard let header = try? JSONDecoder().decode(JWSHeader.self, from: headerData) else {
-            throw SignedDataFailure(.malformed, "the JWS header is not JSON of the expected shape")
-        }
-        guard header.alg == "ES256" else { throw SignedDataFailure(.algorithm, "alg is \(header.alg ?? "(none)"), not ES256") }
-        guard let x5c = header.x5c, !x5c.isEmpty else { throw SignedDataFailure(.missingX5C, "the header has no x5c certificate chain") }
-        guard x5c.count == 3 else { throw SignedDataFailure(.chainLength, "x5c holds \(x5c.count) certificates, not 3") }
+        let header = jws[..<firstDot]
+        let chain = try await chain(ofHeader: header)
+        guard let payloadData = Base64URL.decode(jws[jws.index(after: firstDot)..<lastDot]),
+            let signature = Base64URL.decode(jws[jws.index(after: lastDot)...])
+        else { throw SignedDataFailure(.malformed, "not a compact JWS of three base64url parts") }
         guard let payload = try? JSONDecoder().decode(Payload.self, from: payloadData) else {
             throw SignedDataFailure(.malformed, "the JWS payload is not JSON of the expected shape")
         }
         guard let signedDateMs = payload.signedDate else { throw SignedDataFailure(.payload, "the payload has no signedDate") }
         let signedDate = Date(timeIntervalSince1970: Double(signedDateMs) / 1000)
-        let chain = try await verifiedChain(x5c)
         guard chain.validFrom <= signedDate, signedDate <= chain.validUntil else {
             throw SignedDataFailure(.validity, "a certificate of the chain was not valid at signedDate \(signedDateMs) ms (valid \(Int64(chain.validFrom.timeIntervalSince1970 * 1000))…\(Int64(chain.validUntil.timeIntervalSince1970 * 1000)) ms)")
         }
         guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-            chain.leafKey.isValidSignature(ecdsa, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
+            chain.leafKey.isValidSignature(ecdsa, for: Data(utf8[..<lastDot]))
         else { throw SignedDataFailure(.signature, "the ES256 signature does not match the header and payload") }
         return payload
     }
 
-    /// The chain's verification, remembered: swift-certificates builds and checks it from the
-    /// leaf through the intermediate to a trusted root, with RFC 5280's rules and Apple's policy.
-    /// Validity is checked apart, at each payload's own `signedDate`.
-    func verifiedChain(_ x5c: [String]) async throws(SignedDataFailure) -> VerifiedChain {
-        let key = x5c.joined(separator: ".")
+    /// The header's algorithm and chain, checked once per distinct header: every payload one leaf
+    /// signs carries the same header text, so a night decodes and verifies it once.
+    func chain(ofHeader text: Substring) async throws(SignedDataFailure) -> VerifiedChain {
+        let key = String(text)
         if let known = verifiedChains.withLock({ $0[key] }) { return known }
+        guard let data = Base64URL.decode(text), let header = try? JSONDecoder().decode(JWSHeader.self, from: data) else {
+            throw SignedDataFailure(.malformed, "the JWS header is not base64url JSON of the expected shape")
+        }
+        guard header.alg == "ES256" else { throw SignedDataFailure(.algorithm, "alg is \(header.alg ?? "(none)"), not ES256") }
+        guard let x5c = header.x5c, !x5c.isEmpty else { throw SignedDataFailure(.missingX5C, "the header has no x5c certificate chain") }
+        guard x5c.count == 3 else { throw SignedDataFailure(.chainLength, "x5c holds \(x5c.count) certificates, not 3") }
+        let chain = try await verifiedChain(x5c)
+        verifiedChains.withLock { chains in
+            if chains.count >= Self.maxRememberedChains { chains.removeAll() }
+            chains[key] = chain
+        }
+        return chain
+    }
+
+    /// The chain's verification: swift-certificates builds and checks it from the leaf through
+    /// the intermediate to a trusted root, with RFC 5280's rules and Apple's policy. Validity is
+    /// checked apart, at each payload's own `signedDate`.
+    func verifiedChain(_ x5c: [String]) async throws(SignedDataFailure) -> VerifiedChain {
         var certificates: [Certificate] = []
         for (index, text) in x5c.enumerated() {
             guard let der = Data(base64Encoded: text), let certificate = try? Certificate(derEncoded: Array(der)) else {
@@ -112,13 +128,8 @@ public final class SignedDataVerifier: Sendable {
         guard validated.count == 3, let leafKey = P256.Signing.PublicKey(certificates[0].publicKey) else {
             throw SignedDataFailure(.untrustedRoot, "the chain does not lead from the leaf through x5c[1] to the root")
         }
-        let chain = VerifiedChain(
+        return VerifiedChain(
             leafKey: leafKey, validFrom: certificates.map(\.notValidBefore).max()!, validUntil: certificates.map(\.notValidAfter).min()!)
-        verifiedChains.withLock { chains in
-            if chains.count >= Self.maxRememberedChains { chains.removeAll() }
-            chains[key] = chain
-        }
-        return chain
     }
 
     /// Names the check a failed chain broke: Apple's policy says which marker is missing; any
