@@ -3,11 +3,15 @@ import Synchronization
 /// Keeps requests under the App Store Server API's limit: never more than `perSecond` sends in any
 /// one-second window, the first second and retries included. Each request reserves a send time
 /// at least a second after the one `perSecond` reservations before it, so any `perSecond + 1`
-/// consecutive sends span a second or more. A 429 halves the rate for the rest of the run, and
-/// its `Retry-After` holds every request back until then.
+/// consecutive sends span a second or more. A 429 halves the rate for the rest of the run (once
+/// per second at most, so one overload answered by many 429s counts once; never below a tenth of
+/// the configured rate), and its `Retry-After` holds every request back until then.
 public final class RequestRateLimiter: Sendable {
     struct State {
         var perSecond: Int
+        /// The lowest a 429 can take the rate.
+        let floor: Int
+        var lastLowered: ContinuousClock.Instant?
         /// The last `perSecond` reserved send times, oldest first.
         var recent: [ContinuousClock.Instant] = []
         var notBefore: ContinuousClock.Instant?
@@ -16,7 +20,7 @@ public final class RequestRateLimiter: Sendable {
     private let state: Mutex<State>
 
     public init(perSecond: Int) {
-        state = Mutex(State(perSecond: max(1, perSecond)))
+        state = Mutex(State(perSecond: max(1, perSecond), floor: max(1, perSecond / 10)))
     }
 
     /// The rate in effect now.
@@ -46,7 +50,10 @@ public final class RequestRateLimiter: Sendable {
     @discardableResult
     public func throttled(retryAfter: Duration?, now: ContinuousClock.Instant = .now) -> Int {
         state.withLock { state in
-            state.perSecond = max(1, state.perSecond / 2)
+            if state.lastLowered.map({ now - $0 >= .seconds(1) }) ?? true {
+                state.perSecond = max(state.floor, state.perSecond / 2)
+                state.lastLowered = now
+            }
             if let retryAfter { state.notBefore = max(state.notBefore ?? now, now + retryAfter) }
             return state.perSecond
         }

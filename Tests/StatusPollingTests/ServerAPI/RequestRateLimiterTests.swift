@@ -17,12 +17,17 @@ import Testing
         #expect(slots.last! - start >= .seconds(7))
     }
 
+    /// Halved once per second at most (a burst of 429s is one overload), never below a tenth.
     @Test func aRateLimitHalvesTheRateAndHoldsEveryoneBack() {
         let limiter = RequestRateLimiter(perSecond: 40)
         let start = ContinuousClock.now
         #expect(limiter.throttled(retryAfter: .seconds(2), now: start) == 20)
         #expect(limiter.reserve(now: start) == start + .seconds(2))
-        #expect(limiter.throttled(retryAfter: nil, now: start) == 10)
+        #expect(limiter.throttled(retryAfter: nil, now: start + .milliseconds(999)) == 20)
+        #expect(limiter.throttled(retryAfter: nil, now: start + .seconds(1)) == 10)
+        #expect(limiter.throttled(retryAfter: nil, now: start + .seconds(2)) == 5)
+        #expect(limiter.throttled(retryAfter: nil, now: start + .seconds(3)) == 4)
+        #expect(limiter.throttled(retryAfter: nil, now: start + .seconds(4)) == 4)
         #expect(RequestRateLimiter(perSecond: 1).throttled(retryAfter: nil) == 1)
     }
 
