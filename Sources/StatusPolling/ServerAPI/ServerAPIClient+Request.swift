@@ -36,8 +36,7 @@ extension ServerAPIClient {
                 case nil: failure.isTransient = httpStatus == 429 || httpStatus >= 500
                 }
                 if httpStatus == 429 || code == ServerAPIErrorCode.rateLimitExceeded.rawValue {
-                    let rate = (environment == .production ? limiters.production : limiters.sandbox).throttled(retryAfter: retryAfter)
-                    logger.warning("rate limited: lowering the request rate", metadata: ["environment": "\(environment.rawValue)", "requests_per_second": "\(rate)"])
+                    rateLimited(in: environment, retryAfter: retryAfter, logger: logger)
                 }
                 if failure.isTransient { stats.throttled += 1 }
                 wait = retryAfter
@@ -46,6 +45,8 @@ extension ServerAPIClient {
                 failure.isTransient = true
                 wait = retryAfter
                 if let code = transient.httpStatus, code == 429 || code >= 500 { stats.throttled += 1 }
+                // A 429 whose body is not Apple's JSON (a front end's page) still lowers the rate.
+                if transient.httpStatus == 429 { rateLimited(in: environment, retryAfter: retryAfter, logger: logger) }
             case .permanent(let permanent):
                 throw permanent
             }
@@ -56,6 +57,14 @@ extension ServerAPIClient {
             attempt += 1
             stats.retries += 1
         }
+    }
+}
+
+extension ServerAPIClient {
+    /// Apple said to slow down: the environment's rate halves and everyone waits for `Retry-After`.
+    func rateLimited(in environment: AppStoreEnvironment, retryAfter: Duration?, logger: Logger) {
+        let rate = (environment == .production ? limiters.production : limiters.sandbox).throttled(retryAfter: retryAfter)
+        logger.warning("rate limited: lowering the request rate", metadata: ["environment": "\(environment.rawValue)", "requests_per_second": "\(rate)"])
     }
 }
 

@@ -128,6 +128,16 @@ import Testing
         #expect(received[1].at - received[0].at >= .milliseconds(1000))
     }
 
+    /// A 429 from a front end, with no Apple body: still retried, still lowers the rate.
+    @Test func aBare429AlsoHalvesTheRate() async throws {
+        let (result, received, rate) = try await lookup {
+            await $0.script("1000000100", [.http(429, body: "Too Many Requests", headers: ["Retry-After": "0"]), .json(answers.statuses([answers.lastTransaction("1000000100")]))])
+        }
+        _ = try Self.answer(result)
+        #expect(received.count == 2)
+        #expect(rate == 20)
+    }
+
     @Test func unauthorizedStopsTheRun() async throws {
         let (result, received, _) = try await lookup { await $0.script("1000000100", [.http(401)]) }
         guard case .credentialsRejected(.credentialsRejected(let backend, let detail)) = result.result else { Issue.record("\(result.result)"); return }
