@@ -13,6 +13,8 @@ actor ScriptedServerAPI {
         var query: String
         var authorization: String?
         var at: ContinuousClock.Instant
+        /// The wall clock when it arrived, for waits Apple gives as an instant (`Retry-After`).
+        var arrived: Date
     }
 
     private var scripts: [String: [ScriptedAppStore.Reply]] = [:]
@@ -26,7 +28,7 @@ actor ScriptedServerAPI {
     fileprivate func nextReply(environment: String, id: String, request: Request) -> ScriptedAppStore.Reply {
         received.append(Received(
             environment: environment, path: request.uri.path, query: request.uri.query ?? "",
-            authorization: request.headers[.authorization], at: .now))
+            authorization: request.headers[.authorization], at: .now, arrived: Date()))
         let key = "\(environment)|\(id)"
         guard var replies = scripts[key], !replies.isEmpty else {
             return .http(404, body: #"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#)
