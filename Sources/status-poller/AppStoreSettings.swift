@@ -32,16 +32,23 @@ struct AppStoreSettings {
             throw usageError("--circuit-breaker-threshold is a percentage above 0 and at most 100, got \(circuitBreakerThreshold).")
         }
         for (flag, url) in [("--production-url", productionURL), ("--sandbox-url", sandboxURL)] {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty else {
-                throw usageError("\(flag) must be an http(s) URL, got '\(url)'.")
-            }
-            if parsed.scheme == "http", !Self.isLoopback(host), !allowInsecureHTTP {
-                throw usageError("""
-                    \(flag) is http:// on \(host), which is not loopback: receipts and the shared secret would travel unencrypted. \
-                    Use https://, or pass --allow-insecure-http if this is really meant (e.g. a proxy on a trusted network).
-                    """)
-            }
+            _ = try Self.checkedHost(flag, url, allowInsecureHTTP: allowInsecureHTTP, carrying: "receipts and the shared secret")
         }
+    }
+
+    /// An App Store URL's host, once the URL is http(s) and, when plain http, on loopback or
+    /// allowed: `carrying` says what would travel in the clear.
+    static func checkedHost(_ flag: String, _ url: String, allowInsecureHTTP: Bool, carrying: String) throws -> String {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty else {
+            throw usageError("\(flag) must be an http(s) URL, got '\(url)'.")
+        }
+        if parsed.scheme == "http", !isLoopback(host), !allowInsecureHTTP {
+            throw usageError("""
+                \(flag) is http:// on \(host), which is not loopback: \(carrying) would travel unencrypted. \
+                Use https://, or pass --allow-insecure-http if this is really meant (e.g. a proxy on a trusted network).
+                """)
+        }
+        return host
     }
 
     /// Plain HTTP is fine to a simulator or a proxy on this machine, and nowhere else by default.

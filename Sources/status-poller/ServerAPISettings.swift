@@ -20,12 +20,7 @@ struct ServerAPISettings {
         guard (1...1000).contains(rate) else { throw usageError("--server-api-rate must be between 1 and 1000 requests per second, got \(rate).") }
         guard backend != .verifyReceipt else { return }
         for (flag, url) in [("--server-api-url", productionURL), ("--server-api-sandbox-url", sandboxURL)] {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), let host = parsed.host, !host.isEmpty else {
-                throw usageError("\(flag) must be an http(s) URL, got '\(url)'.")
-            }
-            if parsed.scheme == "http", !AppStoreSettings.isLoopback(host), !allowInsecureHTTP {
-                throw usageError("\(flag) is http:// on \(host), which is not loopback: the bearer token would travel unencrypted. Use https://, or pass --allow-insecure-http.")
-            }
+            let host = try AppStoreSettings.checkedHost(flag, url, allowInsecureHTTP: allowInsecureHTTP, carrying: "the bearer token")
             if !trustedRootFiles.isEmpty, !AppStoreSettings.isLoopback(host) {
                 throw usageError("""
                     --trusted-root-file is only accepted when every Server API URL is on loopback (a simulator), and \(flag) is \(url). \
