@@ -10,7 +10,7 @@ import Testing
     typealias T = AppleJSON.Transaction
     static let valid = AppleJSON.valid(transactions: [T()], renewals: [AppleJSON.Renewal()])
 
-    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = .seconds(5)) -> VerifyReceiptConfiguration {
+    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = .seconds(30)) -> VerifyReceiptConfiguration {
         VerifyReceiptConfiguration(
             productionURL: production, sandboxURL: sandbox, sharedSecret: SharedSecret("shh-secret"),
             requestTimeout: timeout,
@@ -23,7 +23,7 @@ import Testing
 
     /// Runs `body` against a scripted server with a client whose jitter is fixed.
     func withClient<R: Sendable>(
-        attempts: Int = 4, timeout: Duration = .seconds(5),
+        attempts: Int = 4, timeout: Duration = .seconds(30),
         _ body: (ScriptedAppStore, VerifyReceiptClient) async throws -> R
     ) async throws -> R {
         try await ScriptedAppStore.withServer { server, production, sandbox in
