@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "status-poller", targets: ["status-poller"]),
         .library(name: "StatusPolling", targets: ["StatusPolling"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
+        .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PollingDemo", targets: ["PollingDemo"]),
     ],
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The library that owns the job: the pure entitlement decision, the run pipeline and
@@ -55,6 +57,19 @@ let package = Package(
                 "StatusPolling",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The PostgreSQL store (PostgresNIO): one population shared by several workers, each
+        // leasing batches of due rows. The only target that imports PostgresNIO.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "StatusPolling",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         // A verifyReceipt-compatible App Store over simulated time. Shares no type with the poller,
@@ -86,6 +101,7 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 "SQLiteStore",
+                "PostgresStore",
                 "AppStoreSimulator",
                 "PollingDemo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -101,6 +117,7 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 "SQLiteStore",
+                "PostgresStore",
                 "AppStoreSimulator",
                 "PollingDemo",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

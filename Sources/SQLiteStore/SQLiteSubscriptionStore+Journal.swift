@@ -40,10 +40,11 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func resumeRun(_ runID: Int64, pid: Int32, host: String) async throws {
+    public func resumeBackfill(_ backfill: RunRecord, start: RunStart) async throws -> Int64 {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE poll_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL WHERE id = ?", arguments: [pid, host, runID])
+            try db.execute(sql: "UPDATE poll_runs SET status = 'running', pid = ?, host = ?, finished_at = NULL WHERE id = ?", arguments: [start.pid, start.host, backfill.id])
         }
+        return backfill.id
     }
 
     public func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws {

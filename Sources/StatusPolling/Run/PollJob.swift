@@ -177,9 +177,9 @@ public struct PollJob: Sendable {
             return Plan(selection: .backfill(runID: runID), runID: runID, note: "backfill \(runID): \(count) subscriptions")
         case .resumeBackfill:
             guard let previous = try await store.resumableBackfill() else { return nil }
-            try await store.resumeRun(previous.id, pid: start.pid, host: start.host)
+            let runID = try await store.resumeBackfill(previous, start: start)
             return Plan(
-                selection: .backfill(runID: previous.id), runID: previous.id, resumeAfter: previous.checkpointID,
+                selection: .backfill(runID: runID), runID: runID, resumeAfter: previous.checkpointID,
                 note: "resuming backfill \(previous.id) after subscription \(previous.checkpointID)")
         }
     }

@@ -190,43 +190,56 @@ public struct PollRun: Sendable {
                     }
                 }
                 while inFlight < state.limit.current, try await startNext() {}
-                while inFlight > 0 || writing, let event = try await group.next() {
-                    switch event {
-                    case .result(let result):
-                        inFlight -= 1
-                        state.limit.record(throttled: result.stats.throttled > 0)
-                        if !state.deprecationLogged, let notice = result.stats.deprecation {
-                            logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
-                            state.deprecationLogged = true
+                // The outer loop: on a store shared by several workers, once this run's rows are
+                // written, it waits for rows other workers still hold (one may have died).
+                let deadlineAt = configuration.deadline.map { started + $0 }
+                outer: while true {
+                    while inFlight > 0 || writing, let event = try await group.next() {
+                        switch event {
+                        case .result(let result):
+                            inFlight -= 1
+                            state.limit.record(throttled: result.stats.throttled > 0)
+                            if !state.deprecationLogged, let notice = result.stats.deprecation {
+                                logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
+                                state.deprecationLogged = true
+                            }
+                            pending.append(result)
+                            if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
+                                logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(inFlight)"])
+                                haltRun(.circuitBreaker(tripped))
+                            } else if case .adopt = result.decision {
+                                _ = breaker?.record(nil)
+                            }
+                            if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
+                            while inFlight < state.limit.current, try await startNext() {}
+                        case .flushDue:
+                            flushTimerArmed = false
+                            if !writing, !pending.isEmpty { flush() }
+                        case .written(let written, let fatal):
+                            writing = false
+                            for row in written { count(row, into: &report) }
+                            if let fatal { haltRun(.storeFailed(fatal.description)) }
+                            progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
+                            if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
+                        case .abandoned:
+                            inFlight -= 1
+                            report.abandoned += 1
+                        case .deadlinePassed:
+                            logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(inFlight)"])
+                            haltRun(.deadline)
+                        case .stopDeadline:
+                            if inFlight > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"]) }
+                            group.cancelAll()
                         }
-                        pending.append(result)
-                        if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
-                            logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(inFlight)"])
-                            haltRun(.circuitBreaker(tripped))
-                        } else if case .adopt = result.decision {
-                            _ = breaker?.record(nil)
-                        }
-                        if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                        while inFlight < state.limit.current, try await startNext() {}
-                    case .flushDue:
-                        flushTimerArmed = false
-                        if !writing, !pending.isEmpty { flush() }
-                    case .written(let written, let fatal):
-                        writing = false
-                        for row in written { count(row, into: &report) }
-                        if let fatal { haltRun(.storeFailed(fatal.description)) }
-                        progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
-                        if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                    case .abandoned:
-                        inFlight -= 1
-                        report.abandoned += 1
-                    case .deadlinePassed:
-                        logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(inFlight)"])
-                        haltRun(.deadline)
-                    case .stopDeadline:
-                        if inFlight > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"]) }
-                        group.cancelAll()
                     }
+                    if !pending.isEmpty, halt == nil, !stop.isRequested {
+                        flush()
+                        continue outer
+                    }
+                    guard halt == nil, !stop.isRequested,
+                        try await rows.awaitPeers(stopping: { stop.isRequested || deadlineAt.map { elapsed() >= $0 } == true })
+                    else { break outer }
+                    while inFlight < state.limit.current, try await startNext() {}
                 }
                 group.cancelAll()
                 if !pending.isEmpty {

@@ -22,11 +22,16 @@ public struct RunRecord: Sendable, Equatable {
     public var exitCode: Int?
     /// The report as JSON, when the run finished.
     public var report: String?
+    /// The worker that ran it (`--worker-name`), on a store shared by several workers.
+    public var worker: String?
+    /// The shared work it took part in: the night's or the backfill's first run, whose id every
+    /// worker's run of that night or backfill carries (nil on a store of one machine).
+    public var workID: Int64?
 
     public init(
         id: Int64, mode: RunMode, status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64?, nowMs: Int64, host: String, pid: Int32,
         options: [String: String], checkpointID: Int64, targets: Int?, selected: Int?, verified: Int?, updated: Int?, unchanged: Int?,
-        failed: Int?, retries: Int?, exitCode: Int?, report: String?
+        failed: Int?, retries: Int?, exitCode: Int?, report: String?, worker: String? = nil, workID: Int64? = nil
     ) {
         self.id = id
         self.mode = mode
@@ -47,5 +52,7 @@ public struct RunRecord: Sendable, Equatable {
         self.retries = retries
         self.exitCode = exitCode
         self.report = report
+        self.worker = worker
+        self.workID = workID
     }
 }

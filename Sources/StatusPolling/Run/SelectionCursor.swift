@@ -1,36 +1,86 @@
-/// Lists the due ids once, then reads the rows a page at a time, so the selection is fixed when
-/// the run starts and at most one page of receipts is held in memory.
+/// Hands the run its rows. On a store of one machine it lists the due ids once and reads the rows
+/// a page at a time, so the selection is fixed when the run starts and at most one page of
+/// receipts is held in memory. On a ``LeasingStore`` shared by several workers it leases a page at
+/// a time instead, and renews the page's leases before a row is handed out with less than half a
+/// lease left, so no row starts its verification on a lease about to expire.
 struct SelectionCursor {
-    let store: any SubscriptionStore
-    let pageSize: Int
-    private let ids: [Int64]
-    private var nextPage = 0
+    private enum Source {
+        case listed(store: any SubscriptionStore, ids: [Int64], nextPage: Int)
+        case leased(store: any LeasingStore, runID: Int64, leasedAt: ContinuousClock.Instant)
+    }
+
+    private var source: Source
+    private let pageSize: Int
     private var page: [SubscriptionRow] = []
     private var index = 0
 
-    /// Rows in the selection when the run started.
-    var total: Int { ids.count }
+    /// Rows in the selection when the run started (a leasing store: the run's work not done yet).
+    let total: Int
+
+    /// How often a worker with nothing free to lease looks again while others hold the rest.
+    static let peerPollInterval: Duration = .seconds(1)
 
     static func open(store: any SubscriptionStore, configuration: PollRun.Configuration) async throws -> SelectionCursor {
+        let pageSize = max(configuration.pageSize, 1)
+        if let leasing = store as? any LeasingStore, let runID = configuration.runID, !configuration.dryRun {
+            let remaining = try await leasing.joinWork(runID: runID, selection: configuration.selection, nowMs: configuration.nowMs)
+            return SelectionCursor(source: .leased(store: leasing, runID: runID, leasedAt: .now), pageSize: pageSize, total: remaining)
+        }
         let ids = try await store.dueSubscriptionIDs(configuration.selection, nowMs: configuration.nowMs, after: configuration.resumeAfter)
-        return SelectionCursor(store: store, pageSize: max(configuration.pageSize, 1), ids: ids)
+        return SelectionCursor(source: .listed(store: store, ids: ids, nextPage: 0), pageSize: pageSize, total: ids.count)
     }
 
-    private init(store: any SubscriptionStore, pageSize: Int, ids: [Int64]) {
-        self.store = store
+    private init(source: Source, pageSize: Int, total: Int) {
+        self.source = source
         self.pageSize = pageSize
-        self.ids = ids
+        self.total = total
     }
 
+    /// The next row, nil when none is left (a leasing store: none is free now).
     mutating func next() async throws -> SubscriptionRow? {
-        while index == page.count {
-            guard nextPage < ids.count else { return nil }
-            let end = min(nextPage + pageSize, ids.count)
-            page = try await store.subscriptions(ids: Array(ids[nextPage..<end]))
-            nextPage = end
-            index = 0
+        switch source {
+        case .listed(let store, let ids, let nextPage):
+            while index == page.count {
+                guard nextPage < ids.count else { return nil }
+                let end = min(nextPage + pageSize, ids.count)
+                page = try await store.subscriptions(ids: Array(ids[nextPage..<end]))
+                source = .listed(store: store, ids: ids, nextPage: end)
+                index = 0
+            }
+        case .leased(let store, let runID, let leasedAt):
+            if index < page.count, ContinuousClock.now - leasedAt > store.leaseDuration / 2 {
+                let rest = page[index...]
+                let held = try await store.renewLeases(runID: runID, ids: rest.map(\.id))
+                page = rest.filter { held.contains($0.id) }
+                index = 0
+                source = .leased(store: store, runID: runID, leasedAt: .now)
+            }
+            if index == page.count {
+                guard try await leaseNextPage(store, runID: runID) else { return nil }
+            }
         }
         defer { index += 1 }
         return page[index]
+    }
+
+    /// Called when the run has nothing in flight and nothing unwritten: while other workers still
+    /// hold rows of the shared work, waits for them and returns true as soon as a row is free again
+    /// (a worker died and its lease expired); false when the work is done, on a store of one
+    /// machine, or once `stopping` says so.
+    mutating func awaitPeers(stopping: () -> Bool) async throws -> Bool {
+        guard case .leased(let store, let runID, _) = source else { return false }
+        while !stopping(), try await store.remainingWork(runID: runID) > 0 {
+            if try await leaseNextPage(store, runID: runID) { return true }
+            try await Task.sleep(for: Self.peerPollInterval)
+        }
+        return false
+    }
+
+    private mutating func leaseNextPage(_ store: any LeasingStore, runID: Int64) async throws -> Bool {
+        let leasedAt = ContinuousClock.now
+        page = try await store.lease(runID: runID, limit: pageSize)
+        index = 0
+        source = .leased(store: store, runID: runID, leasedAt: leasedAt)
+        return !page.isEmpty
     }
 }

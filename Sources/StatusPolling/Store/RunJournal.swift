@@ -11,8 +11,10 @@ public protocol RunJournal: Sendable {
     /// by the circuit breaker or a credential rejection), with its checkpoint.
     func resumableBackfill() async throws -> RunRecord?
 
-    /// Marks a run as running again (a resumed backfill) under this process.
-    func resumeRun(_ runID: Int64, pid: Int32, host: String) async throws
+    /// Resumes `backfill` under this process; returns the run id the process records its work
+    /// under: the backfill's own (SQLite: the run is marked running again), or a new run of the
+    /// same backfill (a store shared by several workers, each with its run in the history).
+    func resumeBackfill(_ backfill: RunRecord, start: RunStart) async throws -> Int64
 
     /// Closes a run with its report, status and exit code.
     func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws

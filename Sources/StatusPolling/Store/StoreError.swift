@@ -19,6 +19,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case unwritable(path: String, reason: String)
     /// Another connection held a write lock for longer than the busy timeout: transient.
     case busy(path: String, seconds: TimeInterval)
+    /// A database server (PostgreSQL) could not be reached, or dropped the connection: transient.
+    case unreachable(path: String, reason: String)
+    /// A database server refused the login or a privilege the poller needs.
+    case rejected(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -43,6 +47,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "What was written before is intact; the rows not written keep their columns and the next run verifies them."
         case .busy(let path, let seconds):
             return "the database at \(path) stayed locked by another writer for more than \(Int(seconds)) s (a long transaction in the web service, a migration, a backup?). Nothing was changed; try again when it is released."
+        case .unreachable(let path, let reason):
+            return "cannot reach the database server of \(path): \(reason). Check that the server runs and that the host, port and TLS settings (sslmode) are right. "
+                + "What was written before is intact; rows not written keep their columns and the next run verifies them."
+        case .rejected(let path, let reason):
+            return "the database server of \(path) refused: \(reason). Check the user, its password (the URL, PGPASSWORD or ~/.pgpass) and its grants (README: PostgreSQL). Nothing was changed."
         }
     }
 }
@@ -51,7 +60,7 @@ extension StoreError {
     /// The exit code a command ends with for this error.
     public var exitCode: RunExitCode {
         switch self {
-        case .busy, .unwritable: return .aborted
+        case .busy, .unwritable, .unreachable: return .aborted
         default: return .usage
         }
     }

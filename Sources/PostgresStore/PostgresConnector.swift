@@ -1,0 +1,115 @@
+import Logging
+import PostgresNIO
+import StatusPolling
+
+/// A running PostgresNIO client for one location: the pool's `run()` in a task of its own,
+/// cancelled by ``close()``. PostgreSQL's errors come out as ``StoreError``s through ``storeError(_:writing:)``.
+final class PostgresConnector: Sendable {
+    let client: PostgresClient
+    let location: PostgresLocation
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// Starts a pool of at most `maximumConnections` and checks, with one query, that it can log in.
+    static func connect(_ location: PostgresLocation, maximumConnections: Int = 8, logger: Logger) async throws -> PostgresConnector {
+        var configuration: PostgresClient.Configuration
+        do {
+            configuration = try location.clientConfiguration()
+        } catch let invalid as PostgresLocation.Invalid {
+            throw StoreError.rejected(path: location.name, reason: invalid.description)
+        }
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(10)
+        let connector = PostgresConnector(client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location, logger: logger)
+        do {
+            try await connector.client.query("SELECT 1", logger: logger)
+        } catch {
+            connector.close()
+            throw connector.storeError(error)
+        }
+        return connector
+    }
+
+    private init(client: PostgresClient, location: PostgresLocation, logger: Logger) {
+        self.client = client
+        self.location = location
+        self.logger = logger
+        running = Task { await client.run() }
+    }
+
+    func close() { running.cancel() }
+
+    /// Runs `body` in a transaction, turning PostgreSQL's errors of the database as a whole into
+    /// ``StoreError``s (a row's own error, a constraint, comes out as it is).
+    func transaction<T: Sendable>(writing: Bool = true, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch {
+            throw mapped(error, writing: writing)
+        }
+    }
+
+    /// Runs `body` on a connection of the pool, mapping errors as ``transaction(writing:_:)`` does.
+    func withConnection<T: Sendable>(writing: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw mapped(error, writing: writing)
+        }
+    }
+
+    /// The error as the store reports it: a ``StoreError`` when it is the database's, else itself.
+    func mapped(_ error: any Error, writing: Bool) -> any Error {
+        if error is StoreError { return error }
+        if let transaction = error as? PostgresTransactionError {
+            return mapped(transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? error, writing: writing)
+        }
+        // A row's own trouble: a constraint (two workers adopting one chain at once), a
+        // deadlock or a serialization failure. The run retries such a batch row by row.
+        if let psql = error as? PSQLError, psql.code == .server, let state = psql.serverInfo?[.sqlState],
+            state.hasPrefix("23") || state == "40001" || state == "40P01"
+        {
+            return error
+        }
+        return storeError(error, writing: writing)
+    }
+
+    /// What went wrong, named without the password, with what to do.
+    func storeError(_ error: any Error, writing: Bool = false) -> StoreError {
+        let name = location.name
+        guard let psql = error as? PSQLError else {
+            return writing ? .unwritable(path: name, reason: "\(error)") : .unreadable(path: name, reason: "\(error)")
+        }
+        switch psql.code {
+        case .server:
+            let state = psql.serverInfo?[.sqlState] ?? ""
+            let message = psql.serverInfo?[.message] ?? "error \(state)"
+            switch state {
+            case "28P01", "28000":
+                let source = location.passwordSource.map { "the password from \($0)" } ?? "no password (set PGPASSWORD or ~/.pgpass)"
+                return .rejected(path: name, reason: "\(message) (user \(location.user), \(source))")
+            case "3D000":
+                return .rejected(path: name, reason: "\(message); create it (`createdb \(location.database)`) and run `status-poller migrate --database \(name)`")
+            case "42501":
+                return .rejected(path: name, reason: "\(message); grant the poller's role what README: PostgreSQL lists")
+            case "55P03", "40001", "40P01":
+                return .busy(path: name, seconds: 0)
+            case _ where state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300":
+                return .unreachable(path: name, reason: message)
+            case _ where state.hasPrefix("53") || state.hasPrefix("58") || state.hasPrefix("XX"):
+                return .unwritable(path: name, reason: message)
+            default:
+                return writing ? .unwritable(path: name, reason: message) : .unreadable(path: name, reason: message)
+            }
+        case .authMechanismRequiresPassword:
+            return .rejected(path: name, reason: "the server asks user \(location.user) for a password and none was given (the URL, PGPASSWORD or ~/.pgpass)")
+        case .sslUnsupported:
+            return .unreachable(path: name, reason: "the server does not offer TLS, which sslmode=\(location.sslMode.rawValue) requires")
+        case .failedToAddSSLHandler:
+            return .unreachable(path: name, reason: "TLS could not be set up: \(psql.underlying.map { "\($0)" } ?? "unknown reason")")
+        default:
+            let reason = psql.underlying.map { "\($0)" } ?? "\(psql.code)"
+            return .unreachable(path: name, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StatusPolling
+
+extension PostgresSubscriptionStore {
+    /// How far apart (run clock) two nightly runs may start and still share a night: cron on
+    /// several hosts starts them within seconds; the next night is a day later.
+    public static let nightSpan: Int64 = 12 * 3600 * 1000
+
+    /// The advisory lock that makes opening a night atomic, apart from every worker's and `migrate`'s.
+    static let nightLockKey: Int64 = 0x5354_4154_5553_0002
+
+    /// A nightly run joins the latest night that started within ``nightSpan`` of its clock and has
+    /// rows not done; otherwise it opens a night with the rows due at `nowMs`. Under an advisory
+    /// lock, so workers starting together open one night between them.
+    public func joinWork(runID: Int64, selection: RowSelection, nowMs: Int64) async throws -> Int {
+        guard case .nightly(let windows) = selection else { return try await remainingWork(runID: runID) }
+        return try await transaction { connection, logger in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.nightLockKey))", logger: logger)
+            let open = try await connection.query("""
+                SELECT r.id FROM poll_runs r
+                WHERE r.mode = 'nightly' AND r.work_id = r.id AND r.id <> \(runID)
+                    AND r.run_clock BETWEEN \(nowMs - Self.nightSpan) AND \(nowMs + Self.nightSpan)
+                    AND EXISTS (SELECT 1 FROM work_targets t WHERE t.work_id = r.id AND NOT t.done)
+                ORDER BY r.id DESC LIMIT 1
+                """, logger: logger).decode(Int64.self).collect().first
+            if let open {
+                try await connection.query("UPDATE poll_runs SET work_id = \(open) WHERE id = \(runID)", logger: logger)
+            } else {
+                try await connection.query("UPDATE poll_runs SET work_id = id WHERE id = \(runID)", logger: logger)
+                let due = Self.nightlyDueIDsSQL(windows, nowMs: nowMs)
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM (\(due)) AS due"), logger: logger)
+            }
+            let remaining = try await Self.count(connection, """
+                SELECT count(*) FROM work_targets WHERE work_id = \(open ?? runID) AND NOT done
+                """, logger: logger)
+            try await connection.query("UPDATE poll_runs SET targets = \(remaining) WHERE id = \(runID)", logger: logger)
+            return remaining
+        }
+    }
+
+    public func remainingWork(runID: Int64) async throws -> Int {
+        try await read { connection, logger in
+            try await Self.count(connection, """
+                SELECT count(*) FROM work_targets WHERE work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND NOT done
+                """, logger: logger)
+        }
+    }
+
+    /// Leases rows of the run's work that are not done and whose lease is free: never leased,
+    /// expired, or left by an earlier run of this same worker (the worker lock says that run is dead).
+    /// `SKIP LOCKED` passes over rows another worker is leasing at this instant.
+    public func lease(runID: Int64, limit: Int) async throws -> [SubscriptionRow] {
+        let seconds = leaseDuration.seconds
+        let worker = self.worker
+        let rows = try await transaction { connection, logger in
+            try await Self.rows(connection.query("""
+                WITH picked AS (
+                    SELECT s.id FROM work_targets t JOIN subscriptions s ON s.id = t.subscription_id
+                    WHERE t.work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND NOT t.done
+                        AND (s.lease_run IS NULL OR s.lease_expires_at < now() OR (s.lease_owner = \(worker) AND s.lease_run <> \(runID)))
+                    ORDER BY t.subscription_id
+                    LIMIT \(limit)
+                    FOR UPDATE OF s SKIP LOCKED
+                )
+                UPDATE subscriptions s SET lease_owner = \(worker), lease_run = \(runID), lease_expires_at = now() + make_interval(secs => \(seconds))
+                FROM picked WHERE s.id = picked.id
+                RETURNING \(unescaped: RowReader.subscriptionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                """, logger: logger)
+            ) { reader in try reader.subscription() }
+        }
+        return rows.sorted { $0.id < $1.id }
+    }
+
+    public func renewLeases(runID: Int64, ids: [Int64]) async throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        let seconds = leaseDuration.seconds
+        return Set(try await read { connection, logger in
+            try await connection.query("""
+                UPDATE subscriptions SET lease_expires_at = now() + make_interval(secs => \(seconds))
+                WHERE id = ANY(\(ids)) AND lease_run = \(runID)
+                RETURNING id
+                """, logger: logger).decode(Int64.self).collect()
+        })
+    }
+}
