@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# The test command: installs what the build needs, builds everything, runs every test.
+# The test command: installs what the build needs, starts a throwaway PostgreSQL server
+# (Scripts/postgres.sh) unless STATUS_POLLER_TEST_POSTGRES_URL names one, builds everything, runs
+# every test.
 # A first build takes about 6 minutes on 2 cores; later ones are incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/bootstrap.sh
+# A throwaway PostgreSQL server for the tests and the harnesses (Scripts/postgres.sh), stopped and
+# removed on exit; none when STATUS_POLLER_TEST_POSTGRES_URL already names one. Its env file exports
+# every STATUS_POLLER_TEST_* variable into `swift test` and the harnesses.
+if [ -z "${STATUS_POLLER_TEST_POSTGRES_URL:-}" ]; then
+  pg_dir=""
+  trap 'Scripts/postgres.sh stop "$pg_dir" || true' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  pg_dir=$(Scripts/postgres.sh start)
+  . "$pg_dir/env"
+  echo "==> PostgreSQL for the tests: 127.0.0.1:$STATUS_POLLER_TEST_POSTGRES_PORT (throwaway cluster in $pg_dir)" >&2
+else
+  echo "==> PostgreSQL for the tests: the server of STATUS_POLLER_TEST_POSTGRES_URL (given)" >&2
+fi
 echo "==> building (first build: ~6 min on 2 cores)" >&2
 swift build --build-tests
 echo "==> testing" >&2
