@@ -20,7 +20,11 @@ final class PostgresConnector: Sendable {
         }
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
-        let connector = PostgresConnector(client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location, logger: logger)
+        // The pool's own log: errors only (it warns when a query races the start of `run()`, which
+        // the task below makes harmless).
+        var background = logger
+        background.logLevel = .error
+        let connector = PostgresConnector(client: PostgresClient(configuration: configuration, backgroundLogger: background), location: location, logger: logger)
         do {
             try await connector.client.query("SELECT 1", logger: logger)
         } catch {

@@ -56,7 +56,9 @@ final class WorkerLock: RunLease {
         return RunLock.Holder(pid: pid, host: String(words[4]), startedAt: startedAt ?? "unknown", command: "status-poller worker '\(worker)'")
     }
 
+    /// Closes the lock's connection, which releases the lock; the connection lives until it is closed.
     func release() {
-        connection.close().whenComplete { _ in }
+        let connection = self.connection
+        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 }

@@ -16,6 +16,8 @@ extension StatusPoller {
 
         @OptionGroup var storeOptions: StoreOptions
 
+        @OptionGroup(title: "Several workers (PostgreSQL)") var workerOptions: WorkerOptions
+
         @OptionGroup var appStore: AppStoreOptions
 
         @OptionGroup(title: "App Store Server API") var serverAPI: ServerAPIOptions
@@ -79,7 +81,7 @@ extension StatusPoller {
                 maxRate: maxRate,
                 recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline)
-            try await PollCommand(database: database, appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
+            try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
         }
     }
 }

@@ -1,12 +1,47 @@
+import Foundation
+import Logging
+import PostgresStore
 import SQLiteStore
 import StatusPolling
 
 /// The one place that names the concrete store and status sources. Everything else in the
 /// executable, and all of the library, sees only `PollingDatabase` and `SubscriptionStatusSource`.
 enum Composition {
-    /// The database `--database` names: a SQLite file path.
-    static func database(_ location: String) -> any PollingDatabase {
-        SQLiteDatabase(path: location)
+    /// How this process takes part when workers share a PostgreSQL database.
+    struct Worker {
+        static let defaultLeaseSeconds = Int(PostgresDatabase.defaultLeaseDuration.components.seconds)
+
+        var name: String
+        var leaseDuration: Duration
+
+        /// This host's worker with the default lease: for commands that lease nothing.
+        static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgresDatabase.defaultLeaseDuration) }
+    }
+
+    /// The database `--database` names: a `postgres://` or `postgresql://` URL, else a SQLite file path.
+    static func database(_ location: String, worker: Worker = .host) throws -> any PollingDatabase {
+        guard PostgresLocation.isPostgresURL(location) else { return SQLiteDatabase(path: location) }
+        let parsed: PostgresLocation
+        do {
+            parsed = try PostgresLocation(location)
+        } catch {
+            throw usageError("\(error)")
+        }
+        // PostgresNIO logs queries with their values at debug level: receipts must not reach a log.
+        var logger = Logger(label: "status-poller.postgres")
+        logger.logLevel = .warning
+        return PostgresDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
+    }
+
+    /// Whether `location` carries a password: then it should not come from the command line,
+    /// where other users of the host see it (`ps`).
+    static func hasPassword(_ location: String) -> Bool {
+        PostgresLocation.isPostgresURL(location) && PostgresLocation.redacted(location) != location
+    }
+
+    /// How messages name `location`: a URL without its password.
+    static func displayName(_ location: String) -> String {
+        PostgresLocation.isPostgresURL(location) ? PostgresLocation.redacted(location) : location
     }
 
     /// What a job's status source is built from: the shared secret and the Server API's

@@ -55,7 +55,7 @@ extension StatusPoller {
 
         func run() async throws {
             let logger = LogSetup.make(level: logLevel)
-            let location = Composition.database(database)
+            let location = try Composition.database(database)
             guard await location.isReplaceableByDemo() else { throw usageError("\(DemoError.databaseHoldsOtherData(database))") }
             let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
             let configuration = DemoConfiguration(
@@ -68,7 +68,8 @@ extension StatusPoller {
                 say(night.line)
             }
             say(outcome.summary)
-            say("\nInspect it: sqlite3 \(database) \"SELECT state, count(*) FROM entitlements GROUP BY state\"")
+            let client = Composition.hasPassword(database) || database.hasPrefix("postgres") ? "psql" : "sqlite3"
+            say("\nInspect it: \(client) \(Composition.displayName(database)) -c \"SELECT state, count(*) FROM entitlements GROUP BY state\"".replacingOccurrences(of: "sqlite3 \(database) -c", with: "sqlite3 \(database)"))
             if !outcome.disagreements.isEmpty { throw ExitCode(1) }
         }
     }

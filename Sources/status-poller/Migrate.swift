@@ -10,9 +10,10 @@ extension StatusPoller {
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            let database = try storeOptions.databasePath(try await storeOptions.settings())
+            let location = try storeOptions.databasePath(try await storeOptions.settings())
+            let database = Composition.displayName(location)
             do {
-                let applied = try await Composition.database(database).migrate()
+                let applied = try await Composition.database(location).migrate()
                 print(applied.isEmpty ? "schema is up to date: \(database)" : "applied \(applied.count) migration(s) to \(database): \(applied.joined(separator: ", "))")
             } catch {
                 throw usageError("\(error)")

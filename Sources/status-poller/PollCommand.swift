@@ -6,6 +6,7 @@ import StatusPolling
 /// run it, print its report and end with its exit code. The job itself lives in the library.
 struct PollCommand {
     var database: String
+    var worker: Composition.Worker
     var appStore: AppStoreSettings
     var output: OutputSettings
     var serverAPI: ServerAPISettings
@@ -19,8 +20,9 @@ struct PollCommand {
         var job = self.job
         job.metricsFile = output.metricsFile
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
+        let database = try Composition.database(self.database, worker: worker)
         let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source in
-            await PollJob(configuration: job, database: Composition.database(database), source: source, logger: logger).run()
+            await PollJob(configuration: job, database: database, source: source, logger: logger).run()
         }
         if let error = outcome.error { FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
         if let report = outcome.report {

@@ -15,6 +15,8 @@ extension StatusPoller {
 
         @OptionGroup var storeOptions: StoreOptions
 
+        @OptionGroup(title: "Several workers (PostgreSQL)") var workerOptions: WorkerOptions
+
         @OptionGroup var appStore: AppStoreOptions
 
         @OptionGroup(title: "App Store Server API") var serverAPI: ServerAPIOptions
@@ -56,7 +58,7 @@ extension StatusPoller {
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline)
-            try await PollCommand(database: database, appStore: appStore, output: output, serverAPI: serverAPI, job: job).execute()
+            try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job).execute()
         }
     }
 }

@@ -10,7 +10,10 @@ import StatusPolling
 /// (`STATUS_POLLER_` + the key in upper case), the JSON config file (`--config` or
 /// `STATUS_POLLER_CONFIG`), then the built-in default.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "Path of the SQLite database (else `database` in the config file, or STATUS_POLLER_DATABASE).")
+    @Option(help: ArgumentHelp(
+        "Path of the SQLite database, or a PostgreSQL URL postgres://USER@HOST:PORT/DATABASE[?sslmode=require|verify-full&sslrootcert=FILE] "
+            + "(else `database` in the config file, or STATUS_POLLER_DATABASE). The PostgreSQL password comes from PGPASSWORD or ~/.pgpass, "
+            + "never from the command line."))
     var database: String?
 
     @Option(help: "JSON config file for settings that do not change per run (else STATUS_POLLER_CONFIG).")
@@ -29,9 +32,14 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// The database path, from the option, the environment or the config file.
+    /// The database path or URL, from the option, the environment or the config file. A password
+    /// in a URL on the command line is refused: `ps` shows it to every user of the host.
     func databasePath(_ settings: Settings) throws -> String {
-        try settings.required(database, "database", flag: "--database")
+        if let database, Composition.hasPassword(database) {
+            throw usageError("--database carries a password, which other users of this host can read (ps). "
+                + "Give it in PGPASSWORD, in ~/.pgpass (mode 600), or in the URL in STATUS_POLLER_DATABASE or the config file.")
+        }
+        return try settings.required(database, "database", flag: "--database")
     }
 
     /// Opens the migrated database, runs `body`, closes it. A database that cannot be opened ends
@@ -48,7 +56,7 @@ struct StoreOptions: ParsableArguments {
             throw usageError("\(error)")
         }
         do {
-            let result = try await body(store, path)
+            let result = try await body(store, Composition.displayName(path))
             try? await store.close()
             return result
         } catch {
