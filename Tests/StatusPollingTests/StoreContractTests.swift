@@ -1,0 +1,247 @@
+import Foundation
+import Testing
+
+@testable import StatusPolling
+
+/// The store contract, one set of tests run against every store (SQLite, and PostgreSQL when the
+/// test script started one): the `entitlements` view, the selection, writes that never touch a
+/// contract column on failure, superseded receipts, conflicts, the upload trigger, the audit trail.
+@Suite struct StoreContractTests {
+    let t0 = AppleJSON.t0
+    let day = AppleJSON.day
+    let hour = AppleJSON.hour
+
+    var verified: SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: "1000000001", productID: "premium.monthly", environment: "Production",
+            expiresAt: t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
+    }
+
+    @Test(arguments: StoreKind.available) func entitlementsViewAgreesWithTheDecisionsStates(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            // The view reads the real clock, so the rows are placed around it.
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            var cases: [(SubscriptionState, EntitlementState)] = []
+            var s = verified
+            s.expiresAt = now + day
+            cases.append((s, .active))
+            s.expiresAt = now - day
+            s.gracePeriodExpiresAt = now + day
+            s.isInBillingRetry = true
+            cases.append((s, .gracePeriod))
+            s.gracePeriodExpiresAt = now - hour
+            cases.append((s, .billingRetry))
+            s.isInBillingRetry = false
+            cases.append((s, .expired))
+            s = verified
+            s.expiresAt = now + day
+            s.cancelledAt = now - day
+            cases.append((s, .refunded))
+            cases.append((.unverified, .unverified))
+            for (index, (state, expected)) in cases.enumerated() {
+                var state = state
+                if state.originalTransactionID != nil { state.originalTransactionID = "otid-\(index)" }
+                let id = try await db.insert(userID: "u\(index)", receipt: "r\(index)", state)
+                let row = try await db.row("SELECT state, is_entitled FROM entitlements WHERE subscription_id = \(id)")
+                #expect(row?["state"] == expected.rawValue)
+                #expect(row?["is_entitled"] == (expected.isEntitled ? "1" : "0"))
+                #expect(state.entitlement(at: now) == expected)
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func selectionTakesOnlyRowsWhoseAccessMayChange(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let now = t0 + 100 * day
+            var rows: [(String, SubscriptionState, Bool)] = []
+            func add(_ name: String, _ change: (inout SubscriptionState) -> Void, due: Bool) {
+                var s = verified
+                s.originalTransactionID = name
+                change(&s)
+                rows.append((name, s, due))
+            }
+            rows.append(("unverified", .unverified, true))
+            add("expires in 23h", { $0.expiresAt = now + 23 * hour }, due: true)
+            add("expires in 24h exactly", { $0.expiresAt = now + 24 * hour }, due: true)
+            add("expires in 25h", { $0.expiresAt = now + 25 * hour }, due: false)
+            add("active far from expiry", { $0.expiresAt = now + 20 * day }, due: false)
+            add("expired 47h ago", { $0.expiresAt = now - 47 * hour }, due: true)
+            add("expired 49h ago", { $0.expiresAt = now - 49 * hour }, due: false)
+            add("billing retry 59 days past expiry", { $0.expiresAt = now - 59 * day; $0.isInBillingRetry = true }, due: true)
+            add("billing retry 61 days past expiry", { $0.expiresAt = now - 61 * day; $0.isInBillingRetry = true }, due: false)
+            add("in grace", { $0.expiresAt = now - 5 * day; $0.gracePeriodExpiresAt = now + 5 * day }, due: true)
+            add("grace ended 23h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 23 * hour }, due: true)
+            add("grace ended 25h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 25 * hour }, due: false)
+            add("refunded long ago", { $0.expiresAt = now - 90 * day; $0.cancelledAt = now - 95 * day }, due: false)
+            var expectedIDs: [Int64] = []
+            for (name, state, due) in rows {
+                let id = try await db.insert(userID: name, receipt: "receipt of \(name)", state)
+                if due { expectedIDs.append(id) }
+                #expect(SelectionWindows().bounds(nowMs: now).selects(state) == due, "\(name)")
+            }
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0) == expectedIDs)
+            // Narrower windows are honoured.
+            let narrow = SelectionWindows(nearExpiryBefore: .seconds(0), nearExpiryAfter: .seconds(0))
+            let narrowRows = try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(narrow), nowMs: now, after: 0))
+            let narrowIDs = narrowRows.map(\.userID)
+            #expect(narrowIDs == ["unverified", "billing retry 59 days past expiry", "in grace", "grace ended 23h ago"])
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func selectionResumesAfterACursorAndReadsRowsByID(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            for index in 0..<25 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == Array(1...25))
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 18) == Array(19...25))
+            try await db.execute("DELETE FROM subscriptions WHERE id = 3")
+            let rows = try await db.store.subscriptions(ids: [5, 3, 1, 2])
+            #expect(rows.map(\.id) == [1, 2, 5])
+            #expect(rows.map(\.userID) == ["u0", "u1", "u4"])
+            #expect(rows.map(\.latestReceipt) == ["r0", "r1", "r4"])
+            #expect(try await db.store.subscriptions(ids: []).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func failureTouchesBookkeepingOnly(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1", verified)
+            let before = try await db.contractColumns(id)
+            let failure = VerificationFailure(.appleStatus, "Apple answered status 21003", upstreamStatus: .verifyReceipt(.notAuthenticated))
+            try await db.store.recordFailure(.init(subscriptionID: id, failure: failure, attemptedAtMs: t0))
+            try await db.store.recordFailure(.init(subscriptionID: id, failure: failure, attemptedAtMs: t0 + 1))
+            #expect(try await db.contractColumns(id) == before)
+            let row = try #require(try await db.rawRow(id))
+            #expect(row["latest_receipt"] == "R1")
+            #expect(row["last_attempt_at"] == "\(t0 + 1)")
+            #expect(row["last_apple_status"] == "21003")
+            #expect(row["last_error_reason"] == "apple_status")
+            #expect(row["last_error"] == "Apple answered status 21003")
+            #expect(row["consecutive_failures"] == "2")
+            #expect(row["last_verified_at"] == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func verifiedWriteReplacesContractColumnsAndReceipt(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1")
+            try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: t0))
+            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: verified, latestReceipt: "R1-NEW", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 5))
+            #expect(result == .written(previous: .unverified))
+            let row = try #require(try await db.store.subscription(id: id))
+            #expect(row.state == verified)
+            #expect(row.latestReceipt == "R1-NEW")
+            let raw = try #require(try await db.rawRow(id))
+            #expect(raw["consecutive_failures"] == "0")
+            #expect(raw["last_error_reason"] == nil)
+            #expect(raw["last_verified_at"] == "\(t0 + 5)")
+            // Without a new latest_receipt the stored one stays.
+            var renewed = verified
+            renewed.expiresAt = t0 + 60 * day
+            #expect(try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1-NEW", state: renewed, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 6)) == .written(previous: verified))
+            #expect(try await db.store.subscription(id: id)?.latestReceipt == "R1-NEW")
+            #expect(try await db.store.subscription(id: id)?.state == renewed)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func replacedReceiptSupersedesTheAnswer(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1", verified)
+            try await db.execute("UPDATE subscriptions SET latest_receipt = 'R2' WHERE id = \(id)")
+            let before = try await db.contractColumns(id)
+            var renewed = verified
+            renewed.expiresAt = t0 + 60 * day
+            let result = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R1", state: renewed, latestReceipt: "R1-NEW", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
+            #expect(result == .superseded)
+            #expect(try await db.contractColumns(id) == before)
+            #expect(try await db.rawRow(id)?["latest_receipt"] == "R2")
+            #expect(try await db.store.recordVerified(.init(subscriptionID: 999, receiptSent: "R1", state: renewed, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0)) == .missing)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func chainOwnedByAnotherRowIsAConflictAndGrantsNothing(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let owner = try await db.insert(userID: "alice", receipt: "R-alice", verified)
+            let replayer = try await db.insert(userID: "mallory", receipt: "R-alice-copy")
+            let before = try await db.contractColumns(replayer)
+            let result = try await db.store.recordVerified(.init(subscriptionID: replayer, receiptSent: "R-alice-copy", state: verified, latestReceipt: "R-new", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
+            #expect(result == .conflict(owner: owner))
+            #expect(try await db.contractColumns(replayer) == before)
+            let raw = try #require(try await db.rawRow(replayer))
+            #expect(raw["latest_receipt"] == "R-alice-copy")
+            #expect(raw["last_error_reason"] == "conflict")
+            #expect(raw["last_error"] == "original_transaction_id 1000000001 belongs to subscription \(owner)")
+            #expect(try await db.store.subscriptionID(owning: "1000000001") == owner)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func anUploadedReceiptMakesALapsedRowDueUntilVerified(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let now = t0 + 200 * day
+            let id = try await db.insert(userID: "lapsed", receipt: "R-old", verified)
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0).isEmpty)
+            try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-resubscribed")
+            let due = try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0))
+            #expect(due.map(\.id) == [id])
+            #expect(due.first?.receiptUploaded == true)
+            #expect(SelectionWindows().bounds(nowMs: now).selects(verified, receiptUploaded: true))
+            // The poller's own write, which replaces the receipt with Apple's, clears the flag.
+            var renewed = verified
+            renewed.expiresAt = now + 30 * day
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, receiptSent: "R-resubscribed", state: renewed, latestReceipt: "R-apple", upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: now))
+            #expect(try await db.rawRow(id)?["receipt_uploaded"] == "0")
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0).isEmpty)
+            // A failure leaves it due.
+            try await db.store.uploadReceipt(subscriptionID: id, receipt: "R-again")
+            try await db.store.recordFailure(.init(subscriptionID: id, failure: .init(.timeout, "slow"), attemptedAtMs: now + 1))
+            #expect(try await db.rawRow(id)?["receipt_uploaded"] == "1")
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func walksEveryRowWithItsBookkeeping(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let a = try await db.insert(userID: "a", receipt: "Ra", verified)
+            let b = try await db.insert(userID: "b", receipt: "Rb")
+            try await db.store.recordFailure(.init(subscriptionID: b, failure: .init(.appleStatus, "Apple answered status 21003", upstreamStatus: .verifyReceipt(.notAuthenticated)), attemptedAtMs: t0))
+            let page = try await db.store.subscriptionsWithBookkeeping(after: 0, limit: 10)
+            #expect(page.map(\.0.id) == [a, b])
+            #expect(page[0].1 == SubscriptionBookkeeping())
+            #expect(page[1].1 == SubscriptionBookkeeping(lastAttemptAt: t0, lastAppleStatus: 21003, lastErrorReason: "apple_status", lastError: "Apple answered status 21003", consecutiveFailures: 1))
+            #expect(try await db.store.subscriptionsWithBookkeeping(after: b, limit: 10).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func everyContractChangeWritesOneAuditEventInTheSameTransaction(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1")
+            let runID = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
+            // The same answer again: nothing changed, no event.
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 1))
+            var grace = verified
+            grace.isInBillingRetry = true
+            grace.gracePeriodExpiresAt = t0 + 46 * day
+            grace.expirationIntent = 2
+            _ = try await db.store.recordVerified(.init(subscriptionID: id, runID: runID, receiptSent: "R1", state: grace, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 31 * day))
+            // A failure writes no event.
+            try await db.store.recordFailure(.init(subscriptionID: id, runID: runID, failure: .init(.timeout, "slow"), attemptedAtMs: t0 + 32 * day))
+            let events = try await db.store.history(userID: "u1")
+            #expect(events.map(\.reason) == ["entered_grace", "first_verified"])
+            #expect(events.map(\.runID) == [runID, runID])
+            #expect(events[0].old == verified)
+            #expect(events[0].new == grace)
+            #expect(events[0].entitlementBefore == "expired")
+            #expect(events[0].entitlementAfter == "grace_period")
+            #expect(events[0].appleStatus == 0)
+            #expect(events[1].old == .unverified)
+            let raw = try await db.row("SELECT old_values FROM subscription_events WHERE reason = 'first_verified'")?["old_values"]
+            #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)
+        }
+    }
+
+    @Test(arguments: StoreKind.available) func enrolAndLookUpByUser(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.store.enroll(userID: "u-42", receipt: "RECEIPT")
+            #expect(try await db.store.subscriptions(userID: "u-42") == [SubscriptionRow(id: id, userID: "u-42", latestReceipt: "RECEIPT", state: .unverified)])
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import StatusPolling
+
+@testable import PostgresStore
+@testable import SQLiteStore
+
+/// A fresh, migrated store of either kind, with the web service's own connection beside it: what
+/// the store contract's tests need to arrange rows and to read every column back, in one shape for
+/// both stores. Column values come back as text (NULL: absent), as a web service would print them.
+struct StoreUnderTest: Sendable {
+    let kind: StoreKind
+    let store: any PollingStore
+    private let sqlite: TemporaryDatabase?
+    private let postgres: (location: PostgresLocation, webService: PostgresConnector)?
+
+    static func make(_ kind: StoreKind) async throws -> StoreUnderTest {
+        switch kind {
+        case .sqlite:
+            let database = try TemporaryDatabase()
+            return StoreUnderTest(kind: kind, store: database.store, sqlite: database, postgres: nil)
+        case .postgres:
+            let location = try await PostgresTestServer.createDatabase()
+            let database = PostgresDatabase(location: location, worker: "tests", logger: PostgresTestServer.logger)
+            _ = try await database.migrate()
+            let store = try await database.open()
+            let webService = try await PostgresConnector.connect(location, maximumConnections: 2, logger: PostgresTestServer.logger)
+            return StoreUnderTest(kind: kind, store: store, sqlite: nil, postgres: (location, webService))
+        }
+    }
+
+    /// The database as the command line and the job see it, for a second worker or a new process.
+    func database(worker: String = "tests", leaseDuration: Duration = PostgresDatabase.defaultLeaseDuration) -> any PollingDatabase {
+        if let sqlite { return SQLiteDatabase(path: sqlite.path) }
+        return PostgresDatabase(location: postgres!.location, worker: worker, leaseDuration: leaseDuration, logger: PostgresTestServer.logger)
+    }
+
+    /// `--database` for a child process: the path, or the URL without its password (which goes in PGPASSWORD).
+    var commandLineLocation: (database: String, environment: [String: String]) {
+        if let sqlite { return (sqlite.path, [:]) }
+        let location = postgres!.location
+        return (location.name, ["PGPASSWORD": location.password ?? ""])
+    }
+
+    func remove() async {
+        if let sqlite { sqlite.remove() }
+        if let postgres {
+            try? await store.close()
+            postgres.webService.close()
+            await PostgresTestServer.dropDatabase(postgres.location)
+        }
+    }
+
+    /// Inserts a row with the given contract columns, as a web service (or an earlier run) left it.
+    @discardableResult
+    func insert(userID: String, receipt: String, _ state: SubscriptionState = .unverified) async throws -> Int64 {
+        if let sqlite { return try sqlite.insert(userID: userID, receipt: receipt, state) }
+        let s = state
+        return try await postgres!.webService.withConnection { connection in
+            try await connection.query("""
+                INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment,
+                    expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
+                    expiration_intent, cancelled_at)
+                VALUES (\(userID), \(receipt), \(s.originalTransactionID), \(s.productID), \(s.environment),
+                    \(s.expiresAt), \(s.gracePeriodExpiresAt), \(s.isInBillingRetry ? 1 : 0)::smallint, \(s.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
+                    \(s.autoRenewProductID), \(s.expirationIntent)::integer, \(s.cancelledAt))
+                RETURNING id
+                """, logger: PostgresTestServer.logger).decode(Int64.self).collect()[0]
+        }
+    }
+
+    /// Runs a statement as the web service.
+    func execute(_ sql: String) async throws {
+        if let sqlite {
+            try await sqlite.webService.write { db in try db.execute(sql: sql) }
+            return
+        }
+        try await postgres!.webService.withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresTestServer.logger)
+        }
+    }
+
+    /// The first row of a query, every column as text (NULL: absent).
+    func row(_ sql: String) async throws -> [String: String]? {
+        if let sqlite {
+            return try await sqlite.webService.read { db in
+                try Row.fetchOne(db, sql: sql).map { row in
+                    Dictionary(uniqueKeysWithValues: row.columnNames.compactMap { name -> (String, String)? in
+                        switch (row[name] as DatabaseValue).storage {
+                        case .null: return nil
+                        case .int64(let value): return (name, "\(value)")
+                        case .double(let value): return (name, "\(value)")
+                        case .string(let value): return (name, value)
+                        case .blob(let value): return (name, value.base64EncodedString())
+                        }
+                    })
+                }
+            }
+        }
+        let json = try await postgres!.webService.withConnection { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT row_to_json(q)::text FROM (\(sql)) AS q LIMIT 1"), logger: PostgresTestServer.logger)
+                .decode(String.self).collect().first
+        }
+        guard let json, let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
+        return object.compactMapValues { value in value is NSNull ? nil : (value as? String) ?? "\(value)" }
+    }
+
+    /// Every column of subscription `id`.
+    func rawRow(_ id: Int64) async throws -> [String: String]? {
+        try await row("SELECT * FROM subscriptions WHERE id = \(id)")
+    }
+
+    /// The contract columns only, for "nothing changed" checks.
+    func contractColumns(_ id: Int64) async throws -> [String: String] {
+        let contract: Set = [
+            "user_id", "original_transaction_id", "product_id", "environment", "expires_at", "grace_period_expires_at",
+            "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",
+        ]
+        return (try await rawRow(id) ?? [:]).filter { contract.contains($0.key) }
+    }
+}
+
+/// Runs `body` with a fresh store of `kind` and removes it afterwards.
+func withStore<R>(_ kind: StoreKind, _ body: (StoreUnderTest) async throws -> R) async throws -> R {
+    let database = try await StoreUnderTest.make(kind)
+    do {
+        let result = try await body(database)
+        await database.remove()
+        return result
+    } catch {
+        await database.remove()
+        throw error
+    }
+}
