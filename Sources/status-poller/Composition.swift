@@ -9,13 +9,13 @@ import StatusPolling
 enum Composition {
     /// How this process takes part when workers share a PostgreSQL database.
     struct Worker {
-        static let defaultLeaseSeconds = Int(PostgresDatabase.defaultLeaseDuration.components.seconds)
+        static let defaultLeaseSeconds = Int(PostgreSQLDatabase.defaultLeaseDuration.components.seconds)
 
         var name: String
         var leaseDuration: Duration
 
         /// This host's worker with the default lease: for commands that lease nothing.
-        static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgresDatabase.defaultLeaseDuration) }
+        static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgreSQLDatabase.defaultLeaseDuration) }
     }
 
     /// The database `--database` names: a `postgres://` or `postgresql://` URL, else a SQLite file path.
@@ -30,7 +30,7 @@ enum Composition {
         // PostgresNIO logs queries with their values at debug level: receipts must not reach a log.
         var logger = Logger(label: "status-poller.postgres")
         logger.logLevel = .warning
-        return PostgresDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
+        return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
     }
 
     /// Whether `location` carries a password: then it should not come from the command line,

@@ -1,13 +1,11 @@
 import Foundation
-import GRDB
 import Logging
 import Testing
 
-@testable import SQLiteStore
 @testable import StatusPolling
 
 /// Which chain a new row adopts, and where a receipt's other subscriptions go: through a real run,
-/// the scripted App Store and a SQLite file. A receipt replayed by another user is never granted.
+/// the scripted App Store and each store (SQLite, PostgreSQL). A receipt replayed by another user is never granted.
 @Suite struct AdoptionTests {
     typealias T = AppleJSON.Transaction
     typealias R = AppleJSON.Renewal
@@ -24,7 +22,7 @@ import Testing
         ], renewals: [R(), R(originalTransactionID: "1000000777", productID: "premium.yearly", autoRenewProductID: "premium.yearly", autoRenewStatus: "0")])
     }
 
-    func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String, concurrency: Int = 4, batchSize: Int = 100) async throws -> RunReport {
+    func poll(_ db: StoreUnderTest, _ production: String, _ sandbox: String, concurrency: Int = 4, batchSize: Int = 100) async throws -> RunReport {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
@@ -37,20 +35,16 @@ import Testing
     }
 
     /// Every row, with its entitlement at the run's clock (the view's computation, at `now`).
-    func rows(_ db: TemporaryDatabase) async throws -> [(user: String, otid: String?, entitlement: String)] {
-        let ids = try await db.webService.read { d in try Int64.fetchAll(d, sql: "SELECT id FROM subscriptions ORDER BY id") }
-        var rows: [(user: String, otid: String?, entitlement: String)] = []
-        for id in ids {
-            let row = try #require(try await db.store.subscription(id: id))
-            rows.append((row.userID, row.state.originalTransactionID, row.state.entitlement(at: now).rawValue))
+    func rows(_ db: StoreUnderTest) async throws -> [(user: String, otid: String?, entitlement: String)] {
+        try await db.store.subscriptionsWithBookkeeping(after: 0, limit: 1000).map { row, _ in
+            (row.userID, row.state.originalTransactionID, row.state.entitlement(at: now).rawValue)
         }
-        return rows
     }
 
-    @Test func aNewRowAdoptsTheLiveChainAndTheRefundedOneIsEnrolledForTheSameUser() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func aNewRowAdoptsTheLiveChainAndTheRefundedOneIsEnrolledForTheSameUser(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
-                let id = try db.insert(userID: "alice", receipt: "R-two")
+                let id = try await db.insert(userID: "alice", receipt: "R-two")
                 await server.script("R-two", [.json(twoChains)])
                 let report = try await poll(db, production, sandbox)
                 #expect(report.verified == 1)
@@ -60,24 +54,23 @@ import Testing
                 #expect(all.map(\.user) == ["alice", "alice"])
                 #expect(all.map(\.otid) == ["1000000001", "1000000777"])
                 #expect(all.map(\.entitlement) == ["active", "refunded"])
-                #expect(try db.rawRow(id)?["latest_receipt"] == "APPLE-LATEST")
-                let discovered = try #require(try await db.webService.read { d in try Row.fetchOne(d, sql: "SELECT * FROM subscriptions WHERE id <> ?", arguments: [id]) })
+                #expect(try await db.rawRow(id)?["latest_receipt"] == "APPLE-LATEST")
+                let discovered = try #require(try await db.row("SELECT * FROM subscriptions WHERE id <> \(id)"))
                 #expect(discovered["latest_receipt"] == "APPLE-LATEST")
-                #expect(discovered["last_verified_at"] == now)
-                #expect(discovered["cancelled_at"] == t0 + 2 * day)
-                let reasons = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT reason FROM subscription_events ORDER BY id") }
-                #expect(reasons == ["first_verified", "discovered"])
+                #expect(discovered["last_verified_at"] == "\(now)")
+                #expect(discovered["cancelled_at"] == "\(t0 + 2 * day)")
+                #expect(try await db.store.history(userID: "alice").map(\.reason).reversed() == ["first_verified", "discovered"])
                 #expect(report.text().contains("discovered 1  (other subscriptions in new receipts, enrolled as rows of the same user)"))
             }
         }
     }
 
-    @Test(arguments: [100, 1]) func racingEnrolmentsOfOneReceiptAreNeverBothGranted(batchSize: Int) async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available, [100, 1]) func racingEnrolmentsOfOneReceiptAreNeverBothGranted(kind: StoreKind, batchSize: Int) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 // Two users upload the same receipt; verified at once, in one batch or two.
-                _ = try db.insert(userID: "alice", receipt: "R-two")
-                _ = try db.insert(userID: "mallory", receipt: "R-two-replayed")
+                _ = try await db.insert(userID: "alice", receipt: "R-two")
+                _ = try await db.insert(userID: "mallory", receipt: "R-two-replayed")
                 await server.script("R-two", [.json(twoChains)])
                 await server.script("R-two-replayed", [.json(twoChains)])
                 let report = try await poll(db, production, sandbox, concurrency: 2, batchSize: batchSize)
@@ -93,14 +86,14 @@ import Testing
         }
     }
 
-    @Test func whenTheLiveChainIsOwnedTheNewRowTakesTheNextUnownedOne() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func whenTheLiveChainIsOwnedTheNewRowTakesTheNextUnownedOne(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 // A second account on the same device bought the yearly plan: its receipt also
                 // holds the monthly chain, which another row already owns.
-                let earlier = try db.insert(userID: "bob", receipt: "R-bob", SubscriptionState(
+                let earlier = try await db.insert(userID: "bob", receipt: "R-bob", SubscriptionState(
                     originalTransactionID: "1000000001", productID: "premium.monthly", environment: "Production", expiresAt: t0 + 200 * day))
-                _ = try db.insert(userID: "carol", receipt: "R-carol")
+                _ = try await db.insert(userID: "carol", receipt: "R-carol")
                 let live = AppleJSON.valid(transactions: [
                     T(productID: "premium.yearly", originalTransactionID: "1000000777", transactionID: "2000000777", expiresMs: t0 + 365 * day, groupID: "B"),
                     T(productID: "premium.monthly", originalTransactionID: "1000000001", transactionID: "2000000001", expiresMs: t0 + 400 * day, groupID: "A"),
@@ -113,7 +106,7 @@ import Testing
                 #expect(all.map(\.user) == ["bob", "carol"])
                 #expect(all.map(\.otid) == ["1000000001", "1000000777"])
                 // Bob's row was not selected (far from expiry) and is untouched.
-                #expect(try db.rawRow(earlier)?["expires_at"] == t0 + 200 * day)
+                #expect(try await db.rawRow(earlier)?["expires_at"] == "\(t0 + 200 * day)")
             }
         }
     }

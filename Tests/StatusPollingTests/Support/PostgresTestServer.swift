@@ -9,6 +9,8 @@ import PostgresNIO
 enum PostgresTestServer {
     /// The poller's URL (with its password: tests may, the command line may not).
     static var url: String? { ProcessInfo.processInfo.environment["STATUS_POLLER_TEST_POSTGRES_URL"] }
+    /// The poller's password, for checks that it never shows.
+    static var password: String { (try? PostgresLocation(url ?? "", environment: [:]))?.password ?? "no-password" }
     static var adminURL: String? { ProcessInfo.processInfo.environment["STATUS_POLLER_TEST_POSTGRES_ADMIN_URL"] }
     /// The CA of the throwaway cluster's certificate, for `sslmode=verify-full`.
     static var certificateAuthority: String? { ProcessInfo.processInfo.environment["STATUS_POLLER_TEST_POSTGRES_CA"] }

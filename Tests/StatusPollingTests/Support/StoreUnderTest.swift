@@ -23,7 +23,7 @@ struct StoreUnderTest: Sendable {
             return StoreUnderTest(kind: kind, store: database.store, sqlite: database, postgres: nil)
         case .postgres:
             let location = try await PostgresTestServer.createDatabase()
-            let database = PostgresDatabase(location: location, worker: "tests", logger: PostgresTestServer.logger)
+            let database = PostgreSQLDatabase(location: location, worker: "tests", logger: PostgresTestServer.logger)
             _ = try await database.migrate()
             let store = try await database.open()
             let webService = try await PostgresConnector.connect(location, maximumConnections: 2, logger: PostgresTestServer.logger)
@@ -32,9 +32,9 @@ struct StoreUnderTest: Sendable {
     }
 
     /// The database as the command line and the job see it, for a second worker or a new process.
-    func database(worker: String = "tests", leaseDuration: Duration = PostgresDatabase.defaultLeaseDuration) -> any PollingDatabase {
+    func database(worker: String = "tests", leaseDuration: Duration = PostgreSQLDatabase.defaultLeaseDuration) -> any PollingDatabase {
         if let sqlite { return SQLiteDatabase(path: sqlite.path) }
-        return PostgresDatabase(location: postgres!.location, worker: worker, leaseDuration: leaseDuration, logger: PostgresTestServer.logger)
+        return PostgreSQLDatabase(location: postgres!.location, worker: worker, leaseDuration: leaseDuration, logger: PostgresTestServer.logger)
     }
 
     /// `--database` for a child process: the path, or the URL without its password (which goes in PGPASSWORD).

@@ -6,7 +6,7 @@ import StatusPolling
 /// A PostgreSQL database as a ``PollingDatabase``: one population shared by any number of
 /// workers. Runs with the same worker name exclude each other (``WorkerLock``); runs with
 /// different names share the night's or the backfill's rows through leases.
-public struct PostgresDatabase: PollingDatabase {
+public struct PostgreSQLDatabase: PollingDatabase {
     public let location: PostgresLocation
     /// This process's worker name (`--worker-name`, default the host name): its lock and its leases.
     public let worker: String
