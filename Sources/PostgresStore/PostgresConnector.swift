@@ -10,27 +10,29 @@ final class PostgresConnector: Sendable {
     let logger: Logger
     private let running: Task<Void, Never>
 
-    /// Starts a pool of at most `maximumConnections` and checks, with one query, that it can log in.
+    /// Checks with one connection of its own that the server can be reached and accepts the login
+    /// (the pool would keep retrying a refused login), then starts a pool of at most `maximumConnections`.
     static func connect(_ location: PostgresLocation, maximumConnections: Int = 8, logger: Logger) async throws -> PostgresConnector {
         var configuration: PostgresClient.Configuration
+        let probe: PostgresConnection.Configuration
         do {
             configuration = try location.clientConfiguration()
+            probe = try location.connectionConfiguration(applicationName: location.applicationName)
         } catch let invalid as PostgresLocation.Invalid {
             throw StoreError.rejected(path: location.name, reason: invalid.description)
         }
+        do {
+            let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+            try? await connection.close()
+        } catch {
+            throw PostgresConnector.storeError(error, location: location)
+        }
         configuration.options.maximumConnections = maximumConnections
-        configuration.options.connectTimeout = .seconds(10)
         // The pool's own log: errors only (it warns when a query races the start of `run()`, which
         // the task below makes harmless).
         var background = logger
         background.logLevel = .error
         let connector = PostgresConnector(client: PostgresClient(configuration: configuration, backgroundLogger: background), location: location, logger: logger)
-        do {
-            try await connector.client.query("SELECT 1", logger: logger)
-        } catch {
-            connector.close()
-            throw connector.storeError(error)
-        }
         return connector
     }
 
@@ -80,6 +82,10 @@ final class PostgresConnector: Sendable {
 
     /// What went wrong, named without the password, with what to do.
     func storeError(_ error: any Error, writing: Bool = false) -> StoreError {
+        Self.storeError(error, location: location, writing: writing)
+    }
+
+    static func storeError(_ error: any Error, location: PostgresLocation, writing: Bool = false) -> StoreError {
         let name = location.name
         guard let psql = error as? PSQLError else {
             return writing ? .unwritable(path: name, reason: "\(error)") : .unreadable(path: name, reason: "\(error)")

@@ -30,6 +30,10 @@ public struct PostgresLocation: Sendable, Equatable {
     public var sslRootCertificate: String?
     /// Where the password came from, for the messages: "the URL", "PGPASSWORD", a file's path.
     public var passwordSource: String?
+    /// How the server lists the connections (`application_name`, default status-poller).
+    public var applicationName: String
+    /// How long a connection may take to open (`connect_timeout`, seconds, default 10).
+    public var connectTimeout: Int
 
     /// Whether `--database` names PostgreSQL rather than a SQLite path.
     public static func isPostgresURL(_ text: String) -> Bool {
@@ -51,12 +55,13 @@ public struct PostgresLocation: Sendable, Equatable {
         if let unknown = query.keys.filter({ !known.contains($0) }).sorted().first {
             throw Invalid(description: "unknown parameter '\(unknown)' in the PostgreSQL URL \(Self.redacted(text)); status-poller reads \(known.sorted().joined(separator: ", ")).")
         }
-        let hostParameter = query["host"] ?? components.percentEncodedHost.flatMap { $0.removingPercentEncoding }
+        let urlHost = components.percentEncodedHost.flatMap { $0.removingPercentEncoding }.flatMap { $0.isEmpty ? nil : $0 }
+        let hostParameter = query["host"] ?? urlHost ?? environment["PGHOST"]
         if let hostParameter, hostParameter.hasPrefix("/") {
             socketDirectory = hostParameter
             host = nil
         } else {
-            host = (hostParameter?.isEmpty == false ? hostParameter : nil) ?? environment["PGHOST"] ?? "localhost"
+            host = (hostParameter?.isEmpty == false ? hostParameter : nil) ?? "localhost"
             socketDirectory = nil
         }
         if let portText = query["port"] ?? components.port.map(String.init) ?? environment["PGPORT"] {
@@ -76,6 +81,12 @@ public struct PostgresLocation: Sendable, Equatable {
         }
         self.sslMode = sslMode
         sslRootCertificate = query["sslrootcert"] ?? environment["PGSSLROOTCERT"]
+        applicationName = query["application_name"] ?? environment["PGAPPNAME"] ?? "status-poller"
+        let timeout = query["connect_timeout"] ?? environment["PGCONNECT_TIMEOUT"] ?? "10"
+        guard let seconds = Int(timeout), seconds > 0 else {
+            throw Invalid(description: "connect_timeout '\(timeout)' is not a whole number of seconds.")
+        }
+        connectTimeout = seconds
         if let password = components.password?.removingPercentEncoding {
             self.password = password
             passwordSource = "the URL"
@@ -157,7 +168,8 @@ public struct PostgresLocation: Sendable, Equatable {
         } else {
             configuration = .init(host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: try tls())
         }
-        configuration.options.additionalStartupParameters = [("application_name", "status-poller")]
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
     }
 
@@ -176,6 +188,7 @@ public struct PostgresLocation: Sendable, Equatable {
             configuration = .init(host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: tls)
         }
         configuration.options.additionalStartupParameters = [("application_name", String(applicationName.prefix(63)))]
+        configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
     }
 

@@ -33,9 +33,7 @@ extension PostgresSubscriptionStore {
                 try await connection.query(
                     PostgresQuery(unsafeSQL: "INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM (\(due)) AS due"), logger: logger)
             }
-            let remaining = try await Self.count(connection, """
-                SELECT count(*) FROM work_targets WHERE work_id = \(open ?? runID) AND NOT done
-                """, logger: logger)
+            let remaining = try await Self.count(connection, Self.remainingSQL(workID: open ?? runID), logger: logger)
             try await connection.query("UPDATE poll_runs SET targets = \(remaining) WHERE id = \(runID)", logger: logger)
             return remaining
         }
@@ -43,10 +41,19 @@ extension PostgresSubscriptionStore {
 
     public func remainingWork(runID: Int64) async throws -> Int {
         try await read { connection, logger in
-            try await Self.count(connection, """
-                SELECT count(*) FROM work_targets WHERE work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND NOT done
-                """, logger: logger)
+            let workID = try await connection.query("SELECT work_id FROM poll_runs WHERE id = \(runID)", logger: logger).decode(Int64?.self).collect().first
+            guard let workID = workID ?? nil else { return 0 }
+            return try await Self.count(connection, Self.remainingSQL(workID: workID), logger: logger)
         }
+    }
+
+    /// Rows of the work not done whose subscription still exists: one the web service deleted
+    /// since the night was fixed can never be leased, and must not keep workers waiting.
+    static func remainingSQL(workID: Int64) -> PostgresQuery {
+        """
+        SELECT count(*) FROM work_targets t
+        WHERE t.work_id = \(workID) AND NOT t.done AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = t.subscription_id)
+        """
     }
 
     /// Leases rows of the run's work that are not done and whose lease is free: never leased,

@@ -41,7 +41,8 @@ enum Composition {
 
     /// How messages name `location`: a URL without its password.
     static func displayName(_ location: String) -> String {
-        PostgresLocation.isPostgresURL(location) ? PostgresLocation.redacted(location) : location
+        guard PostgresLocation.isPostgresURL(location) else { return location }
+        return (try? PostgresLocation(location).name) ?? PostgresLocation.redacted(location)
     }
 
     /// What a job's status source is built from: the shared secret and the Server API's

@@ -135,6 +135,14 @@ struct PostgresWorkerTests {
                 #expect(by?.pid == 4242)
                 #expect(by?.host == "host-a")
             }
+            // A job of the same worker ends at once with exit code 75, naming the holder.
+            let job = PollJob.Configuration(selection: .nightly(SelectionWindows()), bundleID: AppleJSON.bundleID, nowMs: t0, handlesSignals: false, showsProgress: false)
+            let outcome = await PollJob(
+                configuration: job, database: db.database(worker: "night-owl"), source: UnreachableSource(), logger: Logger(label: "test")
+            ).run()
+            #expect(outcome.exitCode == .locked)
+            #expect(outcome.error?.contains("status-poller worker 'night-owl' pid 4242 on host-a, started 2026-11-23T03:00:00Z") == true)
+            #expect(try await db.store.runs(last: 10).isEmpty)
             let other = try await db.database(worker: "early-bird").acquireRunLock(holder: holder)
             other.release()
             lease.release()

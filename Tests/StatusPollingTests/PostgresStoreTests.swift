@@ -1,0 +1,127 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import PostgresStore
+@testable import StatusPolling
+
+/// What only the PostgreSQL store has: TLS as `sslmode` asks, logins refused with a message that
+/// never shows the password, versioned migrations that refuse a newer schema, an index-backed
+/// selection, and the command line's refusal of a password in `--database`.
+@Suite(.enabled(if: PostgresTestServer.url != nil))
+struct PostgresStoreTests {
+    var logger: Logger { PostgresTestServer.logger }
+
+    /// Whether the connection of `location` runs TLS, as the server sees it.
+    func usesTLS(_ location: PostgresLocation) async throws -> Bool {
+        let connector = try await PostgresConnector.connect(location, maximumConnections: 1, logger: logger)
+        defer { connector.close() }
+        return try await connector.withConnection { connection in
+            try await connection.query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", logger: logger).decode(Bool.self).collect().first ?? false
+        }
+    }
+
+    @Test func sslModesAreHonoured() async throws {
+        let url = try #require(PostgresTestServer.url)
+        let ca = try #require(PostgresTestServer.certificateAuthority)
+        let base = try PostgresLocation(url, environment: [:])
+        var full = base
+        full.host = "localhost"
+        full.sslMode = .verifyFull
+        full.sslRootCertificate = ca
+        #expect(try await usesTLS(full))
+        var require = base
+        require.sslMode = .require
+        #expect(try await usesTLS(require))
+        var disable = base
+        disable.sslMode = .disable
+        #expect(try await !usesTLS(disable))
+        // verify-full against the system's roots: the throwaway CA is not among them.
+        var untrusted = full
+        untrusted.sslRootCertificate = nil
+        await #expect(throws: StoreError.self) { try await usesTLS(untrusted) }
+        // verify-full checks the name: the certificate is for localhost and 127.0.0.1 only.
+        var wrongName = full
+        wrongName.host = "127.0.0.2"
+        await #expect(throws: StoreError.self) { try await usesTLS(wrongName) }
+    }
+
+    @Test func aRefusedLoginNamesTheUserAndWhereThePasswordCameFromNeverThePassword() async throws {
+        var location = try PostgresLocation(try #require(PostgresTestServer.url), environment: [:])
+        location.password = "not-the-password-4711"
+        location.passwordSource = "PGPASSWORD"
+        do {
+            _ = try await PostgreSQLDatabase(location: location, worker: "w", logger: logger).open()
+            Issue.record("a wrong password was accepted")
+        } catch let error as StoreError {
+            guard case .rejected(let name, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(name == location.name)
+            #expect(reason.contains("password authentication failed for user \"poller\""))
+            #expect(reason.contains("the password from PGPASSWORD"))
+            #expect(!"\(error)".contains("not-the-password-4711"))
+            #expect(!"\(error)".contains(PostgresTestServer.password))
+        }
+        location.database = "no_such_database"
+        location.password = PostgresTestServer.password
+        await #expect(throws: StoreError.self) { try await PostgreSQLDatabase(location: location, worker: "w", logger: logger).open() }
+    }
+
+    @Test func openRefusesAnUnmigratedOrNewerSchemaAndMigrateAppliesEachMigrationOnce() async throws {
+        let location = try await PostgresTestServer.createDatabase()
+        defer { Task { await PostgresTestServer.dropDatabase(location) } }
+        let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
+        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v3: leases")) { try await database.open() }
+        #expect(await database.isReplaceableByDemo())
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases"])
+        #expect(try await database.migrate() == [])
+        let store = try await database.open()
+        try await store.enroll(userID: "a-real-user", receipt: "R")
+        try await store.close()
+        #expect(await !database.isReplaceableByDemo())
+        try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v9: from the future', 9)")
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v3: leases")) { try await database.open() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v3: leases")) { try await database.migrate() }
+    }
+
+    @Test func theNightlySelectionReadsIndexesOnly() async throws {
+        try await withStore(.postgres) { db in
+            // 20,000 verified rows far from expiry and a few due ones, as a real table is.
+            try await db.execute("""
+                INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, expires_at, last_verified_at)
+                SELECT 'u' || n, repeat('x', 200), 'otid-' || n, 'p', 1900000000000 + n, 1700000000000 FROM generate_series(1, 20000) AS n
+                """)
+            try await db.execute("UPDATE subscriptions SET expires_at = 1800000000000 WHERE id % 1000 = 0")
+            try await db.execute("ANALYZE subscriptions")
+            let sql = PostgresSubscriptionStore.nightlyDueIDsSQL(SelectionWindows(), nowMs: 1_800_000_000_000)
+            let explained = try await (db.store as! PostgresSubscriptionStore).read { connection, logger in
+                try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: logger).decode(String.self).collect()
+            }
+            #expect(!explained.contains { $0.contains("Seq Scan") }, "\(explained.joined(separator: "\n"))")
+            for index in ["subscriptions_unverified", "subscriptions_receipt_uploaded", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at"] {
+                #expect(explained.contains { $0.contains(index) }, "\(index) unused:\n\(explained.joined(separator: "\n"))")
+            }
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: 1_800_000_000_000, after: 0) == (1...20).map { Int64($0 * 1000) })
+        }
+    }
+
+    @Test func theCommandLineRefusesAPasswordInDatabaseAndNeverPrintsOne() async throws {
+        let url = try #require(PostgresTestServer.url)
+        let refused = try await StatusPollerProcess.launch(["runs", "--database", url]).outcome()
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("--database carries a password, which other users of this host can read (ps)"))
+        #expect(!refused.stderr.contains(PostgresTestServer.password))
+        // The same URL from the environment is fine, and messages name it without the password.
+        let location = try await PostgresTestServer.createDatabase()
+        defer { Task { await PostgresTestServer.dropDatabase(location) } }
+        var withPassword = URLComponents(string: url)!
+        withPassword.path = "/" + location.database
+        let migrate = try await StatusPollerProcess.launch(["migrate"], environment: ["STATUS_POLLER_DATABASE": withPassword.string!]).outcome()
+        #expect(migrate.status == 0)
+        #expect(migrate.stdout == "applied 3 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases\n")
+        let runs = try await StatusPollerProcess.launch(["runs", "--database", location.name], environment: ["PGPASSWORD": PostgresTestServer.password]).outcome()
+        #expect(runs.status == 0)
+        #expect(runs.stdout == "no runs yet in \(location.name)\n")
+        for output in [migrate.stdout, migrate.stderr, runs.stdout, runs.stderr] { #expect(!output.contains(PostgresTestServer.password)) }
+    }
+}
