@@ -231,12 +231,14 @@ import Testing
     /// Margins wide enough for a loaded machine: the slow answer comes five times later than the
     /// timeout, which is itself far above any plausible stall of a loopback answer.
     @Test func slowAnswerTimesOutAndIsRetried() async throws {
-        try await withClient(attempts: 2, timeout: .seconds(2)) { server, client in
-            await server.script("R1", [.delayed(.seconds(10), .json(Self.valid)), .json(Self.valid)])
+        // The timeout must also cover the prompt answer on a busy machine (2 s did not, beside
+        // two builds): 8 s, against answers delayed a minute.
+        try await withClient(attempts: 2, timeout: .seconds(8)) { server, client in
+            await server.script("R1", [.delayed(.seconds(60), .json(Self.valid)), .json(Self.valid)])
             let verification = try await client.verify(receipt: "R1", logger: logger)
             #expect(answer(verification)?.status == .valid)
             #expect(verification.stats.retries == 1)
-            await server.script("R2", [.delayed(.seconds(10), .json(Self.valid))])
+            await server.script("R2", [.delayed(.seconds(60), .json(Self.valid))])
             let exhausted = try await client.verify(receipt: "R2", logger: logger)
             #expect(failure(exhausted)?.reason == .timeout)
         }
