@@ -145,12 +145,15 @@ enum PostgresSchema {
             "CREATE INDEX subscription_events_user ON subscription_events(user_id, id)",
             "CREATE INDEX subscription_events_subscription ON subscription_events(subscription_id, id)",
             // The rows of a night or a backfill, fixed when its first worker starts it; a row is
-            // done once a worker wrote its result, in that write's transaction.
+            // done once a worker wrote its result, in that write's transaction. `leases` counts
+            // how often it was leased: a row whose result can never be written, or that takes its
+            // worker down each time, is given up after a few leases instead of going round all night.
             """
             CREATE TABLE work_targets (
                 work_id BIGINT NOT NULL REFERENCES poll_runs(id) ON DELETE CASCADE,
                 subscription_id BIGINT NOT NULL,
                 done BOOLEAN NOT NULL DEFAULT false,
+                leases INTEGER NOT NULL DEFAULT 0,
                 PRIMARY KEY (work_id, subscription_id)
             )
             """,

@@ -8,6 +8,10 @@ extension PostgresSubscriptionStore {
     /// several hosts starts them within seconds; the next night is a day later.
     public static let nightSpan: Int64 = 12 * 3600 * 1000
 
+    /// How many times a row of a night or a backfill is leased at most: enough for two workers
+    /// to die holding it and a third to finish it; a row still not written is left to the next night.
+    public static let maximumLeases = 3
+
     /// The advisory lock that makes opening a night atomic, apart from every worker's and `migrate`'s.
     static let nightLockKey: Int64 = 0x5354_4154_5553_0002
 
@@ -52,25 +56,32 @@ extension PostgresSubscriptionStore {
     static func remainingSQL(workID: Int64) -> PostgresQuery {
         """
         SELECT count(*) FROM work_targets t
-        WHERE t.work_id = \(workID) AND NOT t.done AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = t.subscription_id)
+        WHERE t.work_id = \(workID) AND NOT t.done AND t.leases < \(maximumLeases)
+            AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = t.subscription_id)
         """
     }
 
-    /// Leases rows of the run's work that are not done and whose lease is free: never leased,
-    /// expired, or left by an earlier run of this same worker (the worker lock says that run is dead).
-    /// `SKIP LOCKED` passes over rows another worker is leasing at this instant.
+    /// Leases rows of the run's work that are not done, not given up (``maximumLeases``), and whose
+    /// lease is free: never leased, expired, or left by an earlier run of this same worker (the
+    /// worker lock says that run is dead). `SKIP LOCKED` passes over rows another worker is leasing
+    /// at this instant.
     public func lease(runID: Int64, limit: Int) async throws -> [SubscriptionRow] {
         let seconds = leaseDuration.seconds
         let worker = self.worker
         let rows = try await transaction { connection, logger in
             try await Self.rows(connection.query("""
-                WITH picked AS (
+                WITH work AS (SELECT work_id FROM poll_runs WHERE id = \(runID)),
+                picked AS (
                     SELECT s.id FROM work_targets t JOIN subscriptions s ON s.id = t.subscription_id
-                    WHERE t.work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND NOT t.done
+                    WHERE t.work_id = (SELECT work_id FROM work) AND NOT t.done AND t.leases < \(Self.maximumLeases)
                         AND (s.lease_run IS NULL OR s.lease_expires_at < now() OR (s.lease_owner = \(worker) AND s.lease_run <> \(runID)))
                     ORDER BY t.subscription_id
                     LIMIT \(limit)
                     FOR UPDATE OF s SKIP LOCKED
+                ),
+                counted AS (
+                    UPDATE work_targets SET leases = leases + 1
+                    WHERE work_id = (SELECT work_id FROM work) AND subscription_id IN (SELECT id FROM picked)
                 )
                 UPDATE subscriptions s SET lease_owner = \(worker), lease_run = \(runID), lease_expires_at = now() + make_interval(secs => \(seconds))
                 FROM picked WHERE s.id = picked.id

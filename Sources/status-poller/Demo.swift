@@ -68,8 +68,9 @@ extension StatusPoller {
                 say(night.line)
             }
             say(outcome.summary)
-            let client = Composition.hasPassword(database) || database.hasPrefix("postgres") ? "psql" : "sqlite3"
-            say("\nInspect it: \(client) \(Composition.displayName(database)) -c \"SELECT state, count(*) FROM entitlements GROUP BY state\"".replacingOccurrences(of: "sqlite3 \(database) -c", with: "sqlite3 \(database)"))
+            let query = "\"SELECT state, count(*) FROM entitlements GROUP BY state\""
+            let inspect = database.hasPrefix("postgres") ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
+            say("\nInspect it: \(inspect)")
             if !outcome.disagreements.isEmpty { throw ExitCode(1) }
         }
     }

@@ -122,6 +122,27 @@ struct PostgresWorkerTests {
         }
     }
 
+    @Test func aRowLeasedThreeTimesWithoutAResultIsLeftToTheNextNight() async throws {
+        try await withStore(.postgres) { db in
+            try await db.insert(userID: "poison", receipt: "r")
+            try await db.insert(userID: "fine", receipt: "r2")
+            let worker = try await open(db, worker: "w")
+            defer { Task { try? await worker.close() } }
+            // Each run of "w" dies holding the row; its successor takes it back.
+            for attempt in 1...PostgresSubscriptionStore.maximumLeases {
+                let run = try await start(worker, nowMs: t0)
+                #expect(try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0) == (attempt == 1 ? 2 : 1))
+                let leased = try await worker.lease(runID: run, limit: attempt == 1 ? 2 : 1).map(\.id)
+                #expect(leased == (attempt == 1 ? [1, 2] : [1]))
+                if attempt == 1 { _ = try await worker.write(ResultBatch([failure(2, run: run)], checkpoint: (run, 2))) }
+            }
+            let last = try await start(worker, nowMs: t0)
+            #expect(try await worker.joinWork(runID: last, selection: .nightly(SelectionWindows()), nowMs: t0) == 0)
+            #expect(try await worker.lease(runID: last, limit: 5).isEmpty)
+            #expect(try await db.row("SELECT leases, done::text AS done FROM work_targets WHERE subscription_id = 1") == ["leases": "3", "done": "false"])
+        }
+    }
+
     @Test func oneRunPerWorkerNameHeldByThePostgreSQLServer() async throws {
         try await withStore(.postgres) { db in
             let holder = RunLock.Holder(pid: 4242, host: "host-a", startedAt: "2026-11-23T03:00:00Z", command: "status-poller run")

@@ -43,7 +43,7 @@ public enum RunExitCode: Int32, Sendable, CaseIterable {
         case .interrupted:
             return "stopped by SIGTERM/SIGINT or at `--deadline`: no new row was started, requests in flight had 3 s to finish, what was done is written; a backfill resumes with `--resume`"
         case .locked:
-            return "another run holds the database's lock (`DB.lock`); this run did nothing — try again later"
+            return "another run holds the lock (SQLite: the database's `DB.lock`; PostgreSQL: the same `--worker-name`); this run did nothing — try again later"
         }
     }
 

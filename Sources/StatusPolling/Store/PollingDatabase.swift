@@ -1,5 +1,6 @@
 /// A database the poller can use, before it is opened: what `--database` names. The executable's
-/// composition point is the only place that picks the implementation (a SQLite path today).
+/// composition point is the only place that picks the implementation (a SQLite path, or a
+/// PostgreSQL URL).
 ///
 /// A new store implements this and ``PollingStore``; the job, the commands and the demo need
 /// nothing else.
