@@ -70,6 +70,36 @@ struct PostgresWorkerTests {
         }
     }
 
+    @Test func aBackfillIsSharedAndResumedByAnotherWorkerWithItsOwnRun() async throws {
+        try await withStore(.postgres) { db in
+            for index in 0..<5 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }
+            let a = try await open(db, worker: "a"), b = try await open(db, worker: "b")
+            defer { Task { try? await a.close(); try? await b.close() } }
+            let start = RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:])
+            let (first, targets) = try await a.startBackfill(start, targets: .userIDs(["u1", "u2", "u3", "u4", "nobody"]))
+            #expect(targets == 4)
+            #expect(try await a.joinWork(runID: first, selection: .backfill(runID: first), nowMs: t0) == 4)
+            let leased = try await a.lease(runID: first, limit: 2).map(\.id)
+            #expect(leased == [2, 3])
+            _ = try await a.write(ResultBatch(leased.map { failure($0, run: first) }, checkpoint: (first, 3)))
+            // "a" is killed here; "b" resumes the same backfill under a run of its own.
+            let resumable = try #require(try await b.resumableBackfill())
+            #expect(resumable.id == first)
+            let second = try await b.resumeBackfill(resumable, start: start)
+            #expect(second != first)
+            #expect(try await b.joinWork(runID: second, selection: .backfill(runID: second), nowMs: t0) == 2)
+            #expect(try await b.dueSubscriptionIDs(.backfill(runID: second), nowMs: t0, after: 0) == [4, 5])
+            let rest = try await b.lease(runID: second, limit: 10).map(\.id)
+            #expect(rest == [4, 5])
+            _ = try await b.write(ResultBatch(rest.map { failure($0, run: second) }, checkpoint: (second, 5)))
+            #expect(try await b.resumableBackfill() == nil)
+            let runs = try await b.runs(last: 5)
+            #expect(runs.map(\.id) == [second, first])
+            #expect(runs.map(\.worker) == ["b", "a"])
+            #expect(runs.map(\.workID) == [first, first])
+        }
+    }
+
     @Test func anExpiredLeaseGoesToAnotherWorkerWhoseResultIsTheOneWritten() async throws {
         try await withStore(.postgres) { db in
             for index in 0..<3 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }
