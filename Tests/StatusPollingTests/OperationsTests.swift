@@ -15,8 +15,11 @@ import Testing
         AppleJSON.valid(latestReceipt: nil, transactions: [T(originalTransactionID: otid, expiresMs: expires)], renewals: [AppleJSON.Renewal(originalTransactionID: otid)])
     }
 
+    /// A generous request timeout: on a machine busy with the whole suite a loopback answer can
+    /// take seconds, and a retry would make a receipt look verified twice.
     func common(_ db: TemporaryDatabase, _ production: String, _ sandbox: String) -> [String] {
-        ["--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox, "--now", "2026-01-29T00:00:00Z"]
+        ["--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox, "--now", "2026-01-29T00:00:00Z",
+         "--request-timeout", "60"]
     }
 
     func pollRun(_ db: TemporaryDatabase) throws -> Row? {

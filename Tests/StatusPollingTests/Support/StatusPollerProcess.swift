@@ -83,7 +83,7 @@ final class StatusPollerProcess: @unchecked Sendable {
 }
 
 /// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
@@ -93,7 +93,7 @@ func eventually(timeout: Duration = .seconds(20), _ condition: () throws -> Bool
 }
 
 /// Polls an async `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
