@@ -5,19 +5,9 @@ import Testing
 @testable import SQLiteStore
 @testable import StatusPolling
 
-/// The SQLite store on real files: the schema contract, the selection, and writes that never touch a
-/// contract column on failure.
+/// What only the SQLite store has, on real files: WAL, its migrations, missing, unmigrated, newer
+/// and locked files. The contract both stores keep is in ``StoreContractTests``.
 @Suite struct SQLiteStoreTests {
-    let t0 = AppleJSON.t0
-    let day = AppleJSON.day
-    let hour = AppleJSON.hour
-
-    var verified: SubscriptionState {
-        SubscriptionState(
-            originalTransactionID: "1000000001", productID: "premium.monthly", environment: "Production",
-            expiresAt: t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
-    }
-
     @Test func migrateIsIdempotentAndCreatesTheContract() async throws {
         try await withTemporaryDatabase { db in
             let again = try SQLiteSubscriptionStore.migrate(path: db.path)
