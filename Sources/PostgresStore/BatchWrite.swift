@@ -1,0 +1,207 @@
+import Logging
+import PostgresNIO
+import StatusPolling
+
+/// One batch of results written in a handful of statements whatever its size: the batch's rows
+/// read and locked at once, the chains they adopt looked up at once, then every verified row,
+/// every failure and every audit event written by one statement each from a JSON array
+/// (`jsonb_to_recordset`). A statement per row cost a round trip and most of a worker's CPU; the
+/// decisions are still taken row by row, in order, so an earlier result of the batch counts.
+struct BatchWrite {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// A row as the batch found it, locked for the transaction.
+    private struct Current {
+        var userID: String
+        var receipt: String
+        var leaseRun: Int64?
+        var state: SubscriptionState
+    }
+
+    /// Writes the results; returns, in order, what each verified one did (nil for a failure), and
+    /// the ids whose results were written (the others' leases belong to another run).
+    func write(_ results: [ResultBatch.Result]) async throws -> (outcomes: [VerifiedWriteResult?], written: [Int64]) {
+        let ids = results.map(\.subscriptionID)
+        var current: [Int64: Current] = [:]
+        // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
+        for (id, row) in try await rows(
+            "SELECT id, user_id, latest_receipt, lease_run, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
+            { reader in
+                (try reader.next(Int64.self), Current(userID: try reader.next(), receipt: try reader.next(), leaseRun: try reader.next(), state: try reader.state()))
+            }
+        ) {
+            current[id] = row
+        }
+        var owners = try await owners(of: results, current: current)
+        var outcomes: [VerifiedWriteResult?] = []
+        var written: [Int64] = []
+        var verifiedRows: [String] = [], failureRows: [String] = [], events: [String] = []
+        for result in results {
+            let id = result.subscriptionID
+            let row = current[id]
+            if let runID = result.runID, let leaseRun = row?.leaseRun, leaseRun != runID {
+                outcomes.append(result.isVerified ? .superseded : nil)
+                continue
+            }
+            switch result {
+            case .failed(let failed):
+                outcomes.append(nil)
+                guard row != nil else { continue }
+                failureRows.append(Self.failureJSON(id: id, failure: failed.failure, at: failed.attemptedAtMs))
+                written.append(id)
+            case .verified(let update):
+                guard let row else { outcomes.append(.missing); continue }
+                guard row.receipt == update.receiptSent else { outcomes.append(.superseded); written.append(id); continue }
+                written.append(id)
+                var state = update.state
+                var discovered: [SubscriptionState] = []
+                if let chain = state.originalTransactionID, chain != row.state.originalTransactionID {
+                    switch ChainAdoption(candidates: [state] + update.otherChains, ownerOf: { owners[$0].flatMap { $0 == id ? nil : $0 } }) {
+                    case .conflict(let owner):
+                        let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
+                        failureRows.append(Self.failureJSON(id: id, failure: failure, at: update.verifiedAtMs))
+                        events.append(Self.eventJSON(id: id, userID: row.userID, update: update, reason: "conflict", old: row.state, new: row.state))
+                        outcomes.append(.conflict(owner: owner))
+                        continue
+                    case .adopt(let adopted, let others):
+                        state = adopted
+                        discovered = others
+                    }
+                    if let released = row.state.originalTransactionID { owners[released] = nil }
+                    owners[state.originalTransactionID!] = id
+                }
+                verifiedRows.append(Self.verifiedJSON(id: id, state: state, update: update))
+                if row.state != state {
+                    let reason = SubscriptionTransition.between(row.state, state, at: update.verifiedAtMs).rawValue
+                    events.append(Self.eventJSON(id: id, userID: row.userID, update: update, reason: reason, old: row.state, new: state))
+                }
+                for chain in discovered {
+                    let newID = try await enrollDiscovered(chain, userID: row.userID, receipt: update.latestReceipt ?? update.receiptSent, update: update)
+                    owners[chain.originalTransactionID!] = newID
+                    events.append(Self.eventJSON(id: newID, userID: row.userID, update: update, reason: "discovered", old: .unverified, new: chain))
+                }
+                outcomes.append(.written(previous: row.state, adopted: state == update.state ? nil : state, discovered: discovered.count))
+            }
+        }
+        try await writeVerified(verifiedRows)
+        try await writeFailures(failureRows)
+        try await writeEvents(events)
+        return (outcomes, written)
+    }
+
+    /// Which rows own the chains the batch's new rows may adopt, as the transaction sees them.
+    private func owners(of results: [ResultBatch.Result], current: [Int64: Current]) async throws -> [String: Int64] {
+        let otids = results.flatMap { result -> [String] in
+            guard case .verified(let update) = result, let chain = update.state.originalTransactionID,
+                chain != current[update.subscriptionID]?.state.originalTransactionID
+            else { return [] }
+            return ([update.state] + update.otherChains).compactMap(\.originalTransactionID)
+        }
+        guard !otids.isEmpty else { return [:] }
+        let pairs = try await connection.query(
+            "SELECT original_transaction_id, id FROM subscriptions WHERE original_transaction_id = ANY(\(otids))", logger: logger
+        ).decode((String, Int64).self).collect()
+        return Dictionary(pairs.map { ($0.0, $0.1) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private func writeVerified(_ rows: [String]) async throws {
+        guard !rows.isEmpty else { return }
+        try await connection.query("""
+            UPDATE subscriptions AS s SET
+                original_transaction_id = v.original_transaction_id, product_id = v.product_id, environment = v.environment,
+                expires_at = v.expires_at, grace_period_expires_at = v.grace_period_expires_at,
+                is_in_billing_retry = v.is_in_billing_retry, auto_renew_status = v.auto_renew_status,
+                auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
+                latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt),
+                last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
+                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
+            FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
+                id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
+                grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
+                expiration_intent integer, cancelled_at bigint, latest_receipt text, at bigint, apple_status integer, backend text)
+            WHERE s.id = v.id
+            """, logger: logger)
+    }
+
+    /// Bookkeeping only: the contract columns are deliberately absent from this statement.
+    private func writeFailures(_ rows: [String]) async throws {
+        guard !rows.isEmpty else { return }
+        try await connection.query("""
+            UPDATE subscriptions AS s SET
+                last_attempt_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
+                last_error_reason = v.reason, last_error = v.detail, consecutive_failures = s.consecutive_failures + 1
+            FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
+                id bigint, at bigint, apple_status integer, backend text, reason text, detail text)
+            WHERE s.id = v.id
+            """, logger: logger)
+    }
+
+    /// The audit rows, in the batch's order: who, when, which run, why, which backend answered
+    /// with which status, before and after.
+    private func writeEvents(_ rows: [String]) async throws {
+        guard !rows.isEmpty else { return }
+        try await connection.query("""
+            INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
+                entitlement_before, entitlement_after, old_values, new_values)
+            SELECT v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values
+            FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
+                jsonb_to_record(e.row) AS v(
+                    subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
+                    before text, after text, old_values text, new_values text)
+            ORDER BY e.n
+            """, logger: logger)
+    }
+
+    /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
+    /// of the same user, so the web service and `show` see it; its id for the audit event.
+    private func enrollDiscovered(_ state: SubscriptionState, userID: String, receipt: String, update: VerifiedUpdate) async throws -> Int64 {
+        try await connection.query("""
+            INSERT INTO subscriptions (
+                user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
+                grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
+                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES (
+                \(userID), \(receipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
+                \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
+                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(update.verifiedAtMs), \(update.verifiedAtMs),
+                \(update.upstreamStatus.code)::integer, \(update.upstreamStatus.backend.rawValue))
+            RETURNING id
+            """, logger: logger).decode(Int64.self).collect()[0]
+    }
+
+    private func rows<T>(_ query: PostgresQuery, _ body: (inout RowReader) throws -> T) async throws -> [T] {
+        try await PostgresSubscriptionStore.rows(connection.query(query, logger: logger), body)
+    }
+
+    static func verifiedJSON(id: Int64, state s: SubscriptionState, update: VerifiedUpdate) -> String {
+        """
+        {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
+        "environment":\(JSONText.quoted(s.environment)),"expires_at":\(JSONText.number(s.expiresAt)),\
+        "grace_period_expires_at":\(JSONText.number(s.gracePeriodExpiresAt)),"is_in_billing_retry":\(s.isInBillingRetry ? 1 : 0),\
+        "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
+        "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
+        "latest_receipt":\(JSONText.quoted(update.latestReceipt)),"at":\(update.verifiedAtMs),"apple_status":\(update.upstreamStatus.code),\
+        "backend":\(JSONText.quoted(update.upstreamStatus.backend.rawValue))}
+        """
+    }
+
+    static func failureJSON(id: Int64, failure: VerificationFailure, at ms: Int64) -> String {
+        """
+        {"id":\(id),"at":\(ms),"apple_status":\(JSONText.number(failure.upstreamStatus?.code)),\
+        "backend":\(JSONText.quoted(failure.upstreamStatus?.backend.rawValue)),"reason":\(JSONText.quoted(failure.reason.rawValue)),\
+        "detail":\(JSONText.quoted(failure.detail))}
+        """
+    }
+
+    static func eventJSON(id: Int64, userID: String, update: VerifiedUpdate, reason: String, old: SubscriptionState, new: SubscriptionState) -> String {
+        let ms = update.verifiedAtMs
+        return """
+            {"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(update.runID)),"at":\(ms),\
+            "reason":\(JSONText.quoted(reason)),"apple_status":\(update.upstreamStatus.code),\
+            "backend":\(JSONText.quoted(update.upstreamStatus.backend.rawValue)),\
+            "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\
+            "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON))}
+            """
+    }
+}
