@@ -26,6 +26,9 @@ extension StatusPoller {
                             "run_clock": Display.time(run.nowMs), "host": run.host, "pid": run.pid, "options": run.options, "checkpoint_id": run.checkpointID,
                         ]
                         if let finished = run.finishedAtMs { o["finished_at"] = Display.time(finished) }
+                        // PostgreSQL: which worker ran it, and the night's or backfill's shared work it took part in.
+                        if let worker = run.worker { o["worker"] = worker }
+                        if let work = run.workID { o["work_id"] = work }
                         if let report = run.report, let object = try? JSONSerialization.jsonObject(with: Data(report.utf8)) { o["report"] = object }
                         return o
                     }
