@@ -108,44 +108,7 @@ class CrashChecks:
         with harness.opened(self.db) as c:
             rows = [(r[0], r[1], r[2], normalise(dict(zip(CONTRACT_COLUMNS, r[3:]))))
                     for r in c.execute(f"SELECT id, user_id, last_verified_at, {columns} FROM subscriptions ORDER BY id")]
-        by_instant = defaultdict(list)
-        unverified = 0
-        for row in rows:
-            if final:
-                by_instant[clock].append(row)
-            elif row[2] is None:
-                unverified += 1
-                if row[3] != NULL_STATE:
-                    self.fail(None, f"subscription {row[0]} ({row[1]}): never verified, yet holds {row[3]}")
-            else:
-                by_instant[row[2]].append(row)
-        disagreements = []
-        checked = 0
-        for instant in sorted(by_instant):
-            self.sim.set_clock(instant)
-            for sid, user, verified, state in by_instant[instant]:
-                checked += 1
-                if final and verified != clock:
-                    disagreements.append(f"subscription {sid} ({user}): not verified at the final clock (last {verified!r})")
-                truth = self.sim.truth(user)
-                chain = None
-                if truth is not None:
-                    chain = next((ch for ch in truth["chains"] if ch["original_transaction_id"] == state["original_transaction_id"]), None)
-                if chain is None:
-                    disagreements.append(f"subscription {sid} ({user}): the simulator has no chain {state['original_transaction_id']!r} at {harness.iso(instant)}")
-                    continue
-                expected = normalise({**chain, "environment": truth["environment"]})
-                diff = differences(state, expected)
-                if diff:
-                    disagreements.append(f"subscription {sid} ({user}) at {harness.iso(instant)}: " + "; ".join(diff))
-        self.sim.set_clock(clock)
-        name = "final truth (every row at the final clock)" if final else "truth after the final nightly run (TruthCheck's rule)"
-        print(f"  {name}: {checked} rows compared, {len(disagreements)} disagreements" + ("" if final else f", {unverified} never verified"), flush=True)
-        for d in disagreements[:20]:
-            self.fail(None, f"{name}: {d}")
-        if len(disagreements) > 20:
-            self.fail(None, f"{name}: ... and {len(disagreements) - 20} more disagreements")
-        return checked, len(disagreements)
+        return harness.compare_with_truth(self.sim, rows, clock, final, lambda message: self.fail(None, message))
 
     def check_history(self):
         with harness.opened(self.db) as c:

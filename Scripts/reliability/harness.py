@@ -1,7 +1,9 @@
-"""Shared pieces of the reliability harnesses (Scripts/crash-test.sh, Scripts/beside-test.sh):
-the App Store simulator as a child process, its admin endpoints, a migrated and enrolled
-database, and the poller's command lines. Python 3 standard library only."""
+"""Shared pieces of the reliability harnesses (Scripts/crash-test.sh, Scripts/beside-test.sh,
+Scripts/worker-kill-test.sh): the App Store simulator as a child process, its admin endpoints, a
+migrated and enrolled database, the poller's command lines, and every row against the
+simulator's truth. Python 3 standard library only."""
 
+import collections
 import contextlib
 import csv
 import http.client
@@ -198,3 +200,50 @@ NULL_STATE = normalise({})
 
 def differences(a, b, a_name="row", b_name="truth"):
     return [f"{c}: {a_name} {a[c]!r}, {b_name} {b[c]!r}" for c in CONTRACT_COLUMNS if a[c] != b[c]]
+
+
+def compare_with_truth(sim, rows, clock, final, fail):
+    """Every row against the simulator's truth; `rows` are (id, user_id, last_verified_at,
+    normalised contract columns). final: every row against the truth at `clock`, and each must
+    have been verified then. Else TruthCheck's rule: a row verified at `clock` against the truth
+    then, any other row against the truth at its last verification (a row never verified must hold
+    nothing). Moves the simulator's clock to each instant and back to `clock`; calls `fail` with
+    each disagreement (the first 20, then a count); returns (rows compared, disagreements)."""
+    by_instant = collections.defaultdict(list)
+    unverified = 0
+    for row in rows:
+        if final:
+            by_instant[clock].append(row)
+        elif row[2] is None:
+            unverified += 1
+            if row[3] != NULL_STATE:
+                fail(f"subscription {row[0]} ({row[1]}): never verified, yet holds {row[3]}")
+        else:
+            by_instant[row[2]].append(row)
+    disagreements = []
+    checked = 0
+    for instant in sorted(by_instant):
+        sim.set_clock(instant)
+        for sid, user, verified, state in by_instant[instant]:
+            checked += 1
+            if final and verified != clock:
+                disagreements.append(f"subscription {sid} ({user}): not verified at the final clock (last {verified!r})")
+            truth = sim.truth(user)
+            chain = None
+            if truth is not None:
+                chain = next((ch for ch in truth["chains"] if ch["original_transaction_id"] == state["original_transaction_id"]), None)
+            if chain is None:
+                disagreements.append(f"subscription {sid} ({user}): the simulator has no chain {state['original_transaction_id']!r} at {iso(instant)}")
+                continue
+            expected = normalise({**chain, "environment": truth["environment"]})
+            diff = differences(state, expected)
+            if diff:
+                disagreements.append(f"subscription {sid} ({user}) at {iso(instant)}: " + "; ".join(diff))
+    sim.set_clock(clock)
+    name = "final truth (every row at the final clock)" if final else "truth after the final nightly run (TruthCheck's rule)"
+    print(f"  {name}: {checked} rows compared, {len(disagreements)} disagreements" + ("" if final else f", {unverified} never verified"), flush=True)
+    for d in disagreements[:20]:
+        fail(f"{name}: {d}")
+    if len(disagreements) > 20:
+        fail(f"{name}: ... and {len(disagreements) - 20} more disagreements")
+    return checked, len(disagreements)

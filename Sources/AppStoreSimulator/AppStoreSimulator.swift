@@ -120,6 +120,8 @@ public final class AppStoreSimulator: Sendable {
             $0.statistics.requests += 1
             $0.statistics.outcomes[outcome, default: 0] += 1
         }
+        var answer = answer
+        answer.outcome = outcome
         return answer
     }
 

@@ -15,4 +15,12 @@ public struct SimulatedAnswer: Sendable {
 
     public var reply: Reply
     public var delay: Duration
+    /// What the statistics count it as (`status_0`, `fault_http_503`, `outage`, …).
+    public var outcome = ""
+
+    /// The HTTP status it goes back with (a dropped connection promises 200, then breaks off).
+    public var httpStatus: Int {
+        if case .http(let code, _, _) = reply { return code }
+        return 200
+    }
 }

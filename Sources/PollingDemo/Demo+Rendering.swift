@@ -2,7 +2,8 @@ import Foundation
 import StatusPolling
 
 extension Demo.Night {
-    /// One line per night: what changed, what it cost, whether every row agrees with the truth.
+    /// One line per night: what changed, what it cost, whether every row agrees with the truth;
+    /// with worker processes, then the rows each one verified.
     public var line: String {
         let t = report.transitions
         let date = Date(timeIntervalSince1970: Double(clockMs) / 1000).formatted(.iso8601.year().month().day())
@@ -21,6 +22,7 @@ extension Demo.Night {
             + " retries \(n(report.retries))"
             + " failed \(n(report.failed, 3))"
             + "  truth: \(verdict)"
+            + (workers.isEmpty ? "" : "  by worker " + workers.map { String($0.report.verified) }.joined(separator: "/"))
     }
 }
 

@@ -17,6 +17,8 @@ public enum Demo {
         public var report: RunReport
         public var exitCode: RunExitCode
         public var check: TruthCheck
+        /// With worker processes, each one's report (their sum is `report`); empty in process.
+        public var workers: [NightRun.Worker]
     }
 
     /// The whole demo.
@@ -29,9 +31,11 @@ public enum Demo {
         public var final: TruthCheck { nights.last!.check }
     }
 
-    /// Plays the demo; `progress` receives each night as it ends.
+    /// Plays the demo; `progress` receives each night as it ends. With `workers`, they play each
+    /// night's run; else the night's ``PollJob`` runs in this process.
     public static func play(
-        _ configuration: DemoConfiguration, database: any PollingDatabase, logger: Logger, progress: @Sendable (Night) -> Void = { _ in }
+        _ configuration: DemoConfiguration, database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)? = nil,
+        progress: @Sendable (Night) -> Void = { _ in }
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
         let population = Population(PopulationConfiguration(
@@ -48,7 +52,8 @@ public enum Demo {
         guard await database.isReplaceableByDemo() else { throw DemoError.databaseHoldsOtherData(database.name) }
         let store = try await database.recreateForDemo()
         do {
-            let outcome = try await play(configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, progress: progress)
+            let outcome = try await play(
+                configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers, progress: progress)
             try? await store.close()
             return outcome
         } catch {
@@ -59,7 +64,7 @@ public enum Demo {
 
     static func play(
         _ configuration: DemoConfiguration, population: Population, simulator: AppStoreSimulator, store: any PollingStore,
-        database: any PollingDatabase, logger: Logger, progress: @Sendable (Night) -> Void
+        database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)?, progress: @Sendable (Night) -> Void
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
         // The web service's enrolment: a user id and the receipt the app uploaded, nothing else.
@@ -78,17 +83,25 @@ public enum Demo {
                     if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
                     let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
                     simulator.setClock(clock)
-                    let job = PollJob(
-                        configuration: .init(
-                            selection: .nightly(SelectionWindows()), bundleID: population.configuration.bundleID, nowMs: clock,
-                            concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
-                            handlesSignals: false, showsProgress: false),
-                        database: database, source: try makeSource(), logger: logger)
-                    let outcome = await job.run()
-                    guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
+                    let run: NightRun
+                    if let workers {
+                        run = try await workers.play(NightRequest(number: number, clockMs: clock, configuration: configuration, endpoints: endpoints, simulator: simulator))
+                    } else {
+                        let job = PollJob(
+                            configuration: .init(
+                                selection: .nightly(SelectionWindows()), bundleID: population.configuration.bundleID, nowMs: clock,
+                                concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
+                                handlesSignals: false, showsProgress: false),
+                            database: database, source: try makeSource(), logger: logger)
+                        let outcome = await job.run()
+                        guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
+                        run = NightRun(report: report, exitCode: outcome.exitCode)
+                    }
                     let (check, after) = try await TruthCheck.run(
                         store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt)
-                    let night = Night(number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: report, exitCode: outcome.exitCode, check: check)
+                    let night = Night(
+                        number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
+                        workers: run.workers)
                     progress(night)
                     nights.append(night)
                     before = after

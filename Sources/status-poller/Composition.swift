@@ -33,6 +33,26 @@ enum Composition {
         return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
     }
 
+    /// Whether `location` names a PostgreSQL database (a `postgres://` or `postgresql://` URL).
+    static func isPostgres(_ location: String) -> Bool {
+        PostgresLocation.isPostgresURL(location)
+    }
+
+    /// What the demo's worker processes get: the URL without its password (for their command
+    /// line) and the password this process resolved from the URL, PGPASSWORD or ~/.pgpass (for
+    /// their environment).
+    static func workerDatabase(_ location: String) throws -> (url: String, password: String?) {
+        let parsed: PostgresLocation
+        do {
+            parsed = try PostgresLocation(location)
+        } catch {
+            throw usageError("\(error)")
+        }
+        guard var components = URLComponents(string: location) else { return (parsed.name, parsed.password) }
+        components.password = nil
+        return (components.string ?? parsed.name, parsed.password)
+    }
+
     /// Whether `location` carries a password: then it should not come from the command line,
     /// where other users of the host see it (`ps`).
     static func hasPassword(_ location: String) -> Bool {

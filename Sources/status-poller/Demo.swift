@@ -15,10 +15,12 @@ extension StatusPoller {
                 Creates a fresh SQLite database, enrols simulated subscribers through the database contract, \
                 starts the simulator on a free loopback port, and runs `run` once per simulated night with \
                 injected faults, then once more without. After each night every row is compared with the \
-                simulator's truth. Exits 0 when every row agreed after every night, 1 otherwise.
+                simulator's truth. Exits 0 when every row agreed after every night, 1 otherwise. With a \
+                PostgreSQL --database, --workers N plays each night with N `run` processes of this binary \
+                sharing the night (the password reaches them in PGPASSWORD).
                 """)
 
-        @Option(help: "The demo's SQLite file; a previous demo database there is replaced.")
+        @Option(help: "The demo's SQLite file, or a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE, the password from PGPASSWORD or ~/.pgpass); a previous demo database there is replaced.")
         var database = "status-poller-demo.sqlite"
 
         @Option(help: "Simulated subscribers.")
@@ -36,11 +38,14 @@ extension StatusPoller {
         @Option(help: "A night (1-based) on which the App Store is down for every request.")
         var outageNight: Int?
 
-        @Option(help: "Receipts verified at once.")
+        @Option(help: "Receipts verified at once (with --workers, shared among them).")
         var concurrency = 32
 
         @Option(help: "verify-receipt, server-api (signed answers, verified against the simulator's test root) or auto.")
         var backend: BackendChoice = .verifyReceipt
+
+        @Option(help: "Worker processes per night, 1…16: more than 1 needs a PostgreSQL --database; each is `status-poller run --worker-name demo-worker-K`.")
+        var workers = 1
 
         @Option(help: "Log level on stderr.")
         var logLevel: Logger.Level = .error
@@ -51,6 +56,11 @@ extension StatusPoller {
             guard (0...0.9).contains(faultRate) else { throw ValidationError("--fault-rate must be between 0 and 0.9.") }
             guard (1...512).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 512.") }
             if let outageNight, !(1...nights).contains(outageNight) { throw ValidationError("--outage-night must be one of the nights (1…\(nights)).") }
+            guard (1...16).contains(workers) else { throw ValidationError("--workers must be between 1 and 16.") }
+            if workers > 1, !Composition.isPostgres(database) {
+                throw ValidationError("--workers \(workers) needs a PostgreSQL --database (postgres://USER@HOST:PORT/DATABASE): several workers share a night through PostgreSQL's leases; a SQLite file has one run at a time.")
+            }
+            guard concurrency >= workers else { throw ValidationError("--concurrency (\(concurrency)) is shared among the workers: give at least one per worker (\(workers)).") }
         }
 
         func run() async throws {
@@ -63,15 +73,32 @@ extension StatusPoller {
                 concurrency: concurrency, outageNight: outageNight, finalNightMs: now,
                 backend: DemoBackend(rawValue: backend.rawValue)!)
             say("status-poller demo (\(backend.rawValue)): \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
-            say("database \(database); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
-            let outcome = try await Demo.play(configuration, database: location, logger: logger) { night in
-                say(night.line)
+            say("database \(Composition.displayName(database)); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
+            let outcome = try await withWorkers { workers in
+                try await Demo.play(configuration, database: location, logger: logger, workers: workers) { night in
+                    say(night.line)
+                }
             }
             say(outcome.summary)
             let query = "\"SELECT state, count(*) FROM entitlements GROUP BY state\""
             let inspect = database.hasPrefix("postgres") ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
             say("\nInspect it: \(inspect)")
             if !outcome.disagreements.isEmpty { throw ExitCode(1) }
+        }
+
+        /// With --workers above 1, the worker processes and a private directory for their outputs,
+        /// removed afterwards; nil (the night's job in process) otherwise.
+        func withWorkers<T>(_ body: ((any NightWorkers)?) async throws -> T) async throws -> T {
+            guard workers > 1 else { return try await body(nil) }
+            let worker = try Composition.workerDatabase(database)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-demo-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let binary = DemoWorkerProcesses.executablePath()
+            let shares = Set([concurrency / workers, (concurrency + workers - 1) / workers]).sorted().map(String.init).joined(separator: "–")
+            say("each night: \(workers) processes of \(binary) run --worker-name \(DemoWorkerProcesses.name(1))…\(workers), \(shares) receipts at once each; rows each verified follow \"by worker\"")
+            return try await body(DemoWorkerProcesses(
+                binary: binary, database: worker.url, password: worker.password, count: workers, logLevel: logLevel, directory: directory))
         }
     }
 }

@@ -68,6 +68,9 @@ extension StatusPoller {
         @Option(help: "Write the population's user ids and receipts as CSV (user_id,latest_receipt) to this file.")
         var enrolmentFile: String?
 
+        @Option(help: "Write one JSON line per verifyReceipt request to this file (emptied first): start and end in µs since 1970, the URL's client=… parameter, the subscriber, the outcome; never a receipt.")
+        var requestLog: String?
+
         @Flag(help: "A lean stand-in for benchmarks: a valid answer of one fixed shape for any receipt after --latency, nothing else (no population, faults or truth).")
         var lean = false
 
@@ -150,9 +153,15 @@ extension StatusPoller {
             } catch {
                 throw usageError("cannot write the Server API key files: \(error)")
             }
+            let log: RequestLog?
+            do {
+                log = try requestLog.map { try RequestLog(path: $0) }
+            } catch {
+                throw usageError("cannot write the request log \(requestLog ?? ""): \(error)")
+            }
             let key = simulator.serverAPIKey
             let secretHint = sharedSecretFile == nil ? "APPSTORE_SHARED_SECRET=\(population.sharedSecret) " : ""
-            try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger) { endpoints in
+            try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger, requestLog: log) { endpoints in
                 say("""
                     App Store simulator: \(subscribers) subscribers, seed \(seed), clock \(Date(timeIntervalSince1970: Double(startMs) / 1000).formatted(.iso8601)), fault rate \(rate)
                       production  \(endpoints.productionURL)

@@ -50,12 +50,13 @@ public enum SimulatorServer {
         }
     }
 
-    /// Runs until SIGINT or SIGTERM (the `simulate` command). `onReady` gets the endpoints once bound.
+    /// Runs until SIGINT or SIGTERM (the `simulate` command). `onReady` gets the endpoints once
+    /// bound; `requestLog`, when given, gets a line per verifyReceipt request.
     public static func runUntilSignalled(
-        _ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger,
+        _ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger, requestLog: RequestLog? = nil,
         onReady: @escaping @Sendable (Endpoints) -> Void
     ) async throws {
-        try await runUntilSignalled(router: router(simulator), host: host, port: port, logger: logger, onReady: onReady)
+        try await runUntilSignalled(router: router(simulator, requestLog: requestLog), host: host, port: port, logger: logger, onReady: onReady)
     }
 
     /// Serves `router` until SIGINT or SIGTERM; shared by the simulator and the lean stand-in.
@@ -86,13 +87,13 @@ public enum SimulatorServer {
     }
 
     /// The simulator's routes: both verifyReceipt endpoints, the Server API and the admin routes.
-    static func router(_ simulator: AppStoreSimulator) -> Router<BasicRequestContext> {
+    static func router(_ simulator: AppStoreSimulator, requestLog: RequestLog? = nil) -> Router<BasicRequestContext> {
         let router = Router()
         router.post("verifyReceipt") { request, _ in
-            try await respond(simulator, .production, request)
+            try await respond(simulator, .production, request, log: requestLog)
         }
         router.post("sandbox/verifyReceipt") { request, _ in
-            try await respond(simulator, .sandbox, request)
+            try await respond(simulator, .sandbox, request, log: requestLog)
         }
         addServerAPIRoutes(router, simulator)
         addAdminRoutes(router, simulator)
@@ -118,9 +119,13 @@ public enum SimulatorServer {
 
     struct DroppedConnection: Error {}
 
-    static func respond(_ simulator: AppStoreSimulator, _ environment: SimulatedEnvironment, _ request: Request) async throws -> Response {
-        let body = try await request.body.collect(upTo: 4 << 20)
-        return try await render(simulator.answer(environment: environment, body: Data(body.readableBytesView)))
+    static func respond(_ simulator: AppStoreSimulator, _ environment: SimulatedEnvironment, _ request: Request, log: RequestLog? = nil) async throws -> Response {
+        let started = RequestLog.now()
+        let body = Data(try await request.body.collect(upTo: 4 << 20).readableBytesView)
+        let answer = simulator.answer(environment: environment, body: body)
+        let response = try await render(answer)
+        log?.record(startMicros: started, client: request.uri.queryParameters.get("client"), environment: environment, body: body, answer: answer, simulator: simulator)
+        return response
     }
 
     /// `answer` as an HTTP response, after its delay.

@@ -1,0 +1,136 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import PollingDemo
+import StatusPolling
+
+/// `demo --workers N`: each night is played by N processes of this binary, started at once, each
+/// `status-poller run --worker-name demo-worker-K` against the demo's simulator and PostgreSQL
+/// database, as N cron jobs on N hosts would run it. They share the night through its leases; the
+/// demo waits for all of them, then checks every row as it does after an in-process night.
+///
+/// A worker gets what the in-process job has: the simulator's URLs, the bundle id, the night's
+/// clock, the request timeout and attempts, a share of the concurrency (and of the Server API's
+/// rate, which Apple counts per app, not per worker). Secrets travel in its environment, never on
+/// its command line (`ps` shows that to every user): the shared secret, the In-App Purchase key,
+/// the database password (PGPASSWORD). Its environment carries no other STATUS_POLLER_ or
+/// APPSTORE_ variable, so a config file or setting of the caller's cannot make the workers
+/// differ from the in-process night. Retry backoffs are the command line's defaults (longer than
+/// the in-process demo's), which costs time on faulty nights, not agreement.
+struct DemoWorkerProcesses: NightWorkers {
+    /// This executable.
+    var binary: String
+    /// The database URL without any password.
+    var database: String
+    /// The database password the demo itself resolved (URL, PGPASSWORD or ~/.pgpass), if any.
+    var password: String?
+    var count: Int
+    var logLevel: Logger.Level
+    /// Where the workers' outputs and the simulator's Server API files go; the demo removes it.
+    var directory: String
+
+    func play(_ night: NightRequest) async throws -> NightRun {
+        let keyFiles = night.configuration.backend == .verifyReceipt ? nil : try ServerAPIKeyFiles.write(night.simulator, into: directory + "/server-api")
+        let environment = self.environment(night)
+        let finished = try await withThrowingTaskGroup(of: (Int, NightRun.Worker).self) { group in
+            for k in 1...count {
+                let arguments = self.arguments(worker: k, night, rootFile: keyFiles?.rootDERPath)
+                group.addTask { (k, try await self.run(worker: k, arguments: arguments, environment: environment, night: night.number)) }
+            }
+            var workers: [(Int, NightRun.Worker)] = []
+            for try await worker in group { workers.append(worker) }
+            return workers.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+        return NightRun(nowMs: night.clockMs, workers: finished)
+    }
+
+    static func name(_ k: Int) -> String { "demo-worker-\(k)" }
+
+    /// Worker `k`'s share of `total` (1-based; the first ones get the remainder), at least 1.
+    func share(_ total: Int, worker k: Int) -> Int {
+        max(1, total / count + (k <= total % count ? 1 : 0))
+    }
+
+    func arguments(worker k: Int, _ night: NightRequest, rootFile: String?) -> [String] {
+        let configuration = night.configuration
+        let population = night.simulator.population.configuration
+        let now = Date(timeIntervalSince1970: Double(night.clockMs) / 1000).formatted(.iso8601)
+        var arguments = [
+            "run", "--database", database, "--worker-name", Self.name(k), "--now", now,
+            "--bundle-id", population.bundleID, "--production-url", night.endpoints.productionURL, "--sandbox-url", night.endpoints.sandboxURL,
+            "--concurrency", String(share(configuration.concurrency, worker: k)),
+            "--request-timeout", Limits.seconds(configuration.requestTimeout), "--max-attempts", String(configuration.retry.maxAttempts),
+            "--report", "json", "--log-level", logLevel.rawValue,
+        ]
+        if configuration.backend != .verifyReceipt, let rootFile {
+            let key = night.simulator.serverAPIKey
+            arguments += [
+                "--backend", configuration.backend.rawValue, "--server-api-url", night.endpoints.serverAPIURL,
+                "--server-api-sandbox-url", night.endpoints.serverAPISandboxURL, "--issuer-id", key.issuerID, "--key-id", key.keyID,
+                "--app-apple-id", String(population.appAppleID), "--trusted-root-file", rootFile,
+                "--server-api-rate", String(share(configuration.serverAPIRate, worker: k)),
+            ]
+        }
+        return arguments
+    }
+
+    /// The caller's environment without status-poller's and the App Store's variables, plus the secrets.
+    func environment(_ night: NightRequest) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STATUS_POLLER_") && !$0.key.hasPrefix("APPSTORE_") }
+        environment["APPSTORE_SHARED_SECRET"] = night.simulator.population.configuration.sharedSecret
+        if night.configuration.backend != .verifyReceipt { environment["APPSTORE_PRIVATE_KEY"] = night.simulator.serverAPIKey.privateKeyPEM }
+        if let password { environment["PGPASSWORD"] = password }
+        return environment
+    }
+
+    /// Runs one worker to its end; its log lines go on to the demo's stderr, its report is read back.
+    func run(worker k: Int, arguments: [String], environment: [String: String], night: Int) async throws -> NightRun.Worker {
+        let output = URL(fileURLWithPath: directory).appendingPathComponent("night-\(night)-\(Self.name(k)).out")
+        let errors = URL(fileURLWithPath: directory).appendingPathComponent("night-\(night)-\(Self.name(k)).err")
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: errors)
+        }
+        let (status, signalled) = try await Self.launch(binary, arguments, environment: environment, stdout: output, stderr: errors)
+        let log = (try? Data(contentsOf: errors)) ?? Data()
+        if !log.isEmpty { FileHandle.standardError.write(log) }
+        let ended = signalled ? "was killed by signal \(status)" : "exited \(status)"
+        guard !signalled, [RunExitCode.success, .someFailed, .aborted, .interrupted].map(\.rawValue).contains(status),
+            let report = try? RunReport(workerJSON: Data(contentsOf: output))
+        else {
+            let tail = String(decoding: log.suffix(600), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw DemoError.nightDidNotRun(night, "\(Self.name(k)) \(ended)\(tail.isEmpty ? "" : ": \(tail)")")
+        }
+        return NightRun.Worker(name: Self.name(k), report: report)
+    }
+
+    /// Starts `binary` and waits for it without blocking a thread; its status, and whether a signal ended it.
+    static func launch(_ binary: String, _ arguments: [String], environment: [String: String], stdout: URL, stderr: URL) async throws -> (Int32, Bool) {
+        for file in [stdout, stderr] { _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: stdout)
+        process.standardError = try FileHandle(forWritingTo: stderr)
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in
+                continuation.resume(returning: (process.terminationStatus, process.terminationReason == .uncaughtSignal))
+            }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// This executable's path: the workers run the very binary the demo runs.
+    static func executablePath() -> String {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
+        if let path = Bundle.main.executablePath { return path }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    }
+}
