@@ -24,7 +24,10 @@ struct SelectionCursor {
         let pageSize = max(configuration.pageSize, 1)
         if let leasing = store as? any LeasingStore, let runID = configuration.runID, !configuration.dryRun {
             let remaining = try await leasing.joinWork(runID: runID, selection: configuration.selection, nowMs: configuration.nowMs)
-            return SelectionCursor(source: .leased(store: leasing, runID: runID, leasedAt: .now), pageSize: pageSize, total: remaining)
+            // A lease covers a few rounds of the concurrency, not a whole page: small nights spread
+            // over the workers, and a worker that dies strands few rows until their leases expire.
+            let leasePage = min(pageSize, max(16, configuration.concurrency * 4))
+            return SelectionCursor(source: .leased(store: leasing, runID: runID, leasedAt: .now), pageSize: leasePage, total: remaining)
         }
         let ids = try await store.dueSubscriptionIDs(configuration.selection, nowMs: configuration.nowMs, after: configuration.resumeAfter)
         return SelectionCursor(source: .listed(store: store, ids: ids, nextPage: 0), pageSize: pageSize, total: ids.count)
