@@ -241,10 +241,10 @@ pg_measure() {
            (SELECT count(*) FROM subscriptions WHERE lease_run IS NOT NULL)")
   pg_psql -At -F ' ' -c "SELECT worker, status, exit_code, targets, selected, verified, failed FROM poll_runs ORDER BY id" \
     > "$logs/$name-$rep-poll_runs.txt"
-  local wall requests_sum=0 user_sum=0 sys_sum=0 per_worker=""
+  local wall requests_sum=0 user_sum=0 sys_sum=0 per_worker="" first_exit="" last_exit=""
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
   for ((i = 1; i <= w; i++)); do
-    local log="$logs/$name-$rep-worker$i" rc counts selected verified failed own requests e user sys rss
+    local log="$logs/$name-$rep-worker$i" rc counts selected verified failed own requests e user sys rss ended
     rc=$(cat "$log.rc")
     counts=$("$py" -c '
 import json, sys
@@ -260,6 +260,9 @@ except Exception:
     user_sum=$(awk -v a="$user_sum" -v b="${user:-0}" 'BEGIN { print a + b }')
     sys_sum=$(awk -v a="$sys_sum" -v b="${sys:-0}" 'BEGIN { print a + b }')
     per_worker+=" ${verified:-?}"
+    ended=$(cat "$log.end")
+    [ -n "$first_exit" ] && [ "$first_exit" -le "$ended" ] || first_exit=$ended
+    [ -n "$last_exit" ] && [ "$last_exit" -ge "$ended" ] || last_exit=$ended
     [ "$rc" = "0" ] || warn "worker $i of $name exited $rc (rep $rep); see $log.err"
   done
   local standin pg_cpu
@@ -267,9 +270,11 @@ except Exception:
   pg_cpu=$(awk -v a="$pg0" -v b="$pg1" -v hz="$clk_tck" 'BEGIN { printf "%.2f", (b - a) / hz }')
   local reads read_errors p50 p99 max
   read -r reads read_errors p50 p99 max < <(pg_read_stats "$reads_dir" "$t0" "$t1")
-  echo "$stamp,run,$w,$pg_concurrency,$pg_latency,$pg_table_rows,$pg_due,$rep,${load// /,},$wall,$verified_sum,$requests_sum,$events,$distinct,$unwritten,$user_sum,$sys_sum,$pg_cpu,$standin,$reads,$read_errors,$p50,$p99,$max" >> "$pg_csv"
-  printf '    %d worker(s) rep %d: %7s s, %s rows/s, verified by worker:%s (sum %s, requests %s), reads beside: p50 %s ms, p99 %s ms, max %s ms, %s errors (load %s)\n' \
-    "$w" "$rep" "$wall" "$(awk -v n="$pg_due" -v s="$wall" 'BEGIN { printf "%.0f", n / s }')" "$per_worker" "$verified_sum" "$requests_sum" \
+  local spread
+  spread=$(awk -v a="$first_exit" -v b="$last_exit" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+  echo "$stamp,run,$w,$pg_concurrency,$pg_latency,$pg_table_rows,$pg_due,$rep,${load// /,},$wall,$spread,$verified_sum,$requests_sum,$events,$distinct,$unwritten,$user_sum,$sys_sum,$pg_cpu,$standin,$reads,$read_errors,$p50,$p99,$max" >> "$pg_csv"
+  printf '    %d worker(s) rep %d: %7s s (first to last exit %s s), %s rows/s, verified by worker:%s (sum %s, requests %s), reads beside: p50 %s ms, p99 %s ms, max %s ms, %s errors (load %s)\n' \
+    "$w" "$rep" "$wall" "$spread" "$(awk -v n="$pg_due" -v s="$wall" 'BEGIN { printf "%.0f", n / s }')" "$per_worker" "$verified_sum" "$requests_sum" \
     "$p50" "$p99" "$max" "$read_errors" "$load" >&2
   [ "$unwritten" = "0" ] || warn "$name left $unwritten of $pg_due due rows unwritten (rep $rep)"
   [ "$verified_sum" = "$pg_due" ] || warn "$name: the workers' verified counts add up to $verified_sum, $pg_due rows were due (rep $rep)"
@@ -292,7 +297,7 @@ pg_baseline() {
   read -r reads read_errors p50 p99 max < <(pg_read_stats "$dir" 0 0)
   local pg_cpu
   pg_cpu=$(awk -v a="$pg0" -v b="$pg1" -v hz="$clk_tck" 'BEGIN { printf "%.2f", (b - a) / hz }')
-  echo "$stamp,reads-alone,0,$pg_concurrency,$pg_latency,$pg_table_rows,$pg_due,$rep,${load// /,},20,,,,,,,,$pg_cpu,,$reads,$read_errors,$p50,$p99,$max" >> "$pg_csv"
+  echo "$stamp,reads-alone,0,$pg_concurrency,$pg_latency,$pg_table_rows,$pg_due,$rep,${load// /,},20,,,,,,,,,$pg_cpu,,$reads,$read_errors,$p50,$p99,$max" >> "$pg_csv"
   printf '    reads alone rep %d: %s reads, p50 %s ms, p99 %s ms, max %s ms, %s errors (load %s)\n' "$rep" "$reads" "$p50" "$p99" "$max" "$read_errors" "$load" >&2
   [ "$read_errors" = "0" ] || warn "the web service's reads alone had $read_errors errors (rep $rep); see $dir"
 }
@@ -309,7 +314,7 @@ postgres_case() {
     return
   fi
   pg_csv="$results/$stamp-postgres.csv"
-  echo "run,kind,workers,concurrency,latency_ms,table_rows,due,rep,load1,load5,load15,wall_s,verified_sum,requests_sum,events,rows_with_events,unwritten,worker_user_s,worker_sys_s,pg_cpu_s,standin_cpu_s,reads,read_errors,read_p50_ms,read_p99_ms,read_max_ms" > "$pg_csv"
+  echo "run,kind,workers,concurrency,latency_ms,table_rows,due,rep,load1,load5,load15,wall_s,exit_spread_s,verified_sum,requests_sum,events,rows_with_events,unwritten,worker_user_s,worker_sys_s,pg_cpu_s,standin_cpu_s,reads,read_errors,read_p50_ms,read_p99_ms,read_max_ms" > "$pg_csv"
   say "postgres: $pg_due due among $pg_table_rows rows, c = $pg_concurrency per worker, L = $pg_latency ms; 1 worker, then 4; $repetitions repetition(s)"
   postgres_start
   t0=$(date +%s)
