@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,postgres] [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -16,7 +16,11 @@
 # (scale-100k); only status-poller and the Go peer run it; it is skipped with fewer than 15 GB free
 # and by --quick unless --cases names it. `server-api` is status-poller alone with --backend server-api
 # against the stand-in's App Store Server API; its bound is Apple's rate limit, 50/s, not C ÷ L
-# (Scripts/bench/server-api.sh).
+# (Scripts/bench/server-api.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
+# 40,000 due among 1,000,000 rows, 1 worker then 4 workers (c = 16 each, L = 50 ms; throughput of
+# the whole night and the speed-up), with the web service's reads of `entitlements` beside them
+# (pgbench as the webservice role: p50, p99, max, errors); skipped by --quick unless --cases names
+# it, and then 10,000 due among 100,000 rows (Scripts/bench/postgres.sh).
 # Pollers: status-poller; python (InAppPy script); go (Go script, one transaction per answer);
 # go64 (the Go script committing every 64 answers: by default in c64-L50 and c256-L50 of a full
 # run only; everywhere when --only names it).
@@ -43,7 +47,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -55,7 +59,7 @@ if [ -z "$only" ]; then
 fi
 if [ -z "$cases" ]; then
   cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api"
-  [ "$quick" -eq 1 ] || cases="$cases,scale"
+  [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
 [[ "$repetitions" =~ ^[1-9][0-9]*$ ]] || { echo "error: --repetitions must be a positive whole number" >&2; exit 2; }
@@ -63,7 +67,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -105,6 +109,7 @@ now_iso=$(date -u -d "@$now_s" +%Y-%m-%dT%H:%M:%SZ)
 standin_pid=""
 cleanup() {
   if [ -n "$standin_pid" ]; then kill "$standin_pid" 2>/dev/null || true; wait "$standin_pid" 2>/dev/null || true; fi
+  if declare -F postgres_cleanup > /dev/null; then postgres_cleanup; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -259,6 +264,7 @@ PY
 
 # --- the cases ----------------------------------------------------------------------------------
 source "$root/Scripts/bench/server-api.sh"
+source "$root/Scripts/bench/postgres.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -325,6 +331,7 @@ for case in ${cases//,/ }; do
     c256-L50) run_case c256-L50 256 50 $([ "$quick" -eq 1 ] && echo 5120 || echo 25600) ;;
     scale) scale ;;
     server-api) [[ " ${pollers[*]} " == *" status-poller "* ]] && server_api_case $([ "$quick" -eq 1 ] && echo 500 || echo 1500) ;;
+    postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
 
@@ -332,12 +339,17 @@ cp "$csv" "$results/latest.csv"
 say "summary (release build, $(nproc) cores, $(date -u +%Y-%m-%d))"
 print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
 print_server_api_table 50
+print_postgres_table "$results/$stamp-postgres.csv"
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"
 if [ "$quick" -eq 0 ] && [ "$poller_bin" = "$bin" ] && [[ ",$cases," == *,c8-L50,* && ",$cases," == *,c64-L50,* && ",$cases," == *,c256-L200,* && ",$cases," == *,c256-L50,* ]]; then
   mkdir -p docs
   plot=docs/performance.png
 fi
-"$py" Scripts/bench/plot.py "$csv" "$plot" || { warn "no plot drawn"; plot="none"; }
+if [[ ",$cases," =~ ,c[0-9]+-L[0-9]+, ]]; then
+  "$py" Scripts/bench/plot.py "$csv" "$plot" || { warn "no plot drawn"; plot="none"; }
+else
+  plot="none (no concurrency case)"
+fi
 say "results: $csv (and latest.csv); logs: $logs; plot: $plot"
 say "bench took $(($(date +%s) - bench_started)) s"

@@ -5,7 +5,7 @@
 Two panels against concurrency: throughput (verified receipts per second of the poller's own
 clock, log scale, with the bound C ÷ L) and CPU seconds (user + sys) per 1,000 receipts, one line
 per poller at L = 50 ms; the L = 200 ms case is drawn as open markers at its concurrency. Each point
-is the median of the run's repetitions. The scale case (one concurrency) is not drawn."""
+is the median of the run's repetitions. The scale and postgres cases (one concurrency) are not drawn."""
 import csv
 import statistics
 import sys
@@ -29,7 +29,7 @@ def medians(path):
     """{(case, poller): (c, L ms, receipts/s, CPU s per 1,000)} from the CSV's repetitions."""
     runs = defaultdict(list)
     for row in csv.DictReader(open(path)):
-        if row["case"].startswith("scale") or not row["verified"] or not row["own_s"] or not row["user_s"]:
+        if row["case"].startswith(("scale", "postgres")) or not row["verified"] or not row["own_s"] or not row["user_s"]:
             continue
         verified = float(row["verified"])
         if verified <= 0 or float(row["own_s"]) <= 0:
