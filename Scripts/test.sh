@@ -28,6 +28,8 @@ swift test --skip-build "$@"
 if [ $# -eq 0 ]; then
   echo "==> crash consistency, short (docs/RELIABILITY.md)" >&2
   Scripts/crash-test.sh --short --binary .build/debug/status-poller
+  echo "==> several workers under SIGKILL (PostgreSQL), short (docs/RELIABILITY.md)" >&2
+  Scripts/worker-kill-test.sh --short --binary .build/debug/status-poller
   echo "==> the web service beside a run, short (docs/RELIABILITY.md)" >&2
   Scripts/beside-test.sh --short --binary .build/debug/status-poller
   echo "==> the simulator's App Store Server API against Apple's Python library" >&2
