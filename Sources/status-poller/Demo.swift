@@ -60,6 +60,9 @@ extension StatusPoller {
             if workers > 1, !Composition.isPostgres(database) {
                 throw ValidationError("--workers \(workers) needs a PostgreSQL --database (postgres://USER@HOST:PORT/DATABASE): several workers share a night through PostgreSQL's leases; a SQLite file has one run at a time.")
             }
+            if Composition.hasPassword(database) {
+                throw ValidationError("--database carries a password, which other users of this host can read (ps). Give it in PGPASSWORD or ~/.pgpass (mode 600).")
+            }
             guard concurrency >= workers else { throw ValidationError("--concurrency (\(concurrency)) is shared among the workers: give at least one per worker (\(workers)).") }
         }
 
