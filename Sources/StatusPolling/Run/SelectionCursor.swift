@@ -10,6 +10,9 @@ struct SelectionCursor {
     }
 
     private var source: Source
+    /// A lease came back empty: no row is asked for again until ``awaitPeers(stopping:)``, so the
+    /// last answers of a night do not each cost a lease query that finds nothing.
+    private var leasedOut = false
     private let pageSize: Int
     private var page: [SubscriptionRow] = []
     private var index = 0
@@ -59,7 +62,10 @@ struct SelectionCursor {
                 source = .leased(store: store, runID: runID, leasedAt: .now)
             }
             if index == page.count {
-                guard try await leaseNextPage(store, runID: runID) else { return nil }
+                guard !leasedOut, try await leaseNextPage(store, runID: runID) else {
+                    leasedOut = true
+                    return nil
+                }
             }
         }
         defer { index += 1 }
@@ -73,7 +79,10 @@ struct SelectionCursor {
     mutating func awaitPeers(stopping: () -> Bool) async throws -> Bool {
         guard case .leased(let store, let runID, _) = source else { return false }
         while !stopping(), try await store.remainingWork(runID: runID) > 0 {
-            if try await leaseNextPage(store, runID: runID) { return true }
+            if try await leaseNextPage(store, runID: runID) {
+                leasedOut = false
+                return true
+            }
             try await Task.sleep(for: Self.peerPollInterval)
         }
         return false
