@@ -65,7 +65,13 @@ extension PostgresSubscriptionStore {
     /// lease is free: never leased, expired, or left by an earlier run of this same worker (the
     /// worker lock says that run is dead). `SKIP LOCKED` passes over rows another worker is leasing
     /// at this instant.
-    public func lease(runID: Int64, limit: Int) async throws -> [SubscriptionRow] {
+    public func lease(runID: Int64, limit: Int, after: Int64) async throws -> [SubscriptionRow] {
+        let rows = try await lease(runID: runID, limit: limit, from: after)
+        guard rows.count < limit, after > 0 else { return rows }
+        return (rows + (try await lease(runID: runID, limit: limit - rows.count, from: 0))).sorted { $0.id < $1.id }
+    }
+
+    private func lease(runID: Int64, limit: Int, from after: Int64) async throws -> [SubscriptionRow] {
         let seconds = leaseDuration.seconds
         let worker = self.worker
         let rows = try await transaction { connection, logger in
@@ -73,7 +79,7 @@ extension PostgresSubscriptionStore {
                 WITH work AS (SELECT work_id FROM poll_runs WHERE id = \(runID)),
                 picked AS (
                     SELECT s.id FROM work_targets t JOIN subscriptions s ON s.id = t.subscription_id
-                    WHERE t.work_id = (SELECT work_id FROM work) AND NOT t.done AND t.leases < \(Self.maximumLeases)
+                    WHERE t.work_id = (SELECT work_id FROM work) AND t.subscription_id > \(after) AND NOT t.done AND t.leases < \(Self.maximumLeases)
                         AND (s.lease_run IS NULL OR s.lease_expires_at < now() OR (s.lease_owner = \(worker) AND s.lease_run <> \(runID)))
                     ORDER BY t.subscription_id
                     LIMIT \(limit)

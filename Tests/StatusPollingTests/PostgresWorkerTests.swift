@@ -36,13 +36,13 @@ struct PostgresWorkerTests {
             // The second worker joins the night the first opened instead of opening another.
             #expect(try await b.joinWork(runID: runB, selection: .nightly(SelectionWindows()), nowMs: t0 + 60_000) == 30)
             #expect(try await db.row("SELECT work_id FROM poll_runs WHERE id = \(runB)")?["work_id"] == "\(runA)")
-            let first = try await a.lease(runID: runA, limit: 10).map(\.id)
-            let second = try await b.lease(runID: runB, limit: 10).map(\.id)
-            let third = try await a.lease(runID: runA, limit: 20).map(\.id)
+            let first = try await a.lease(runID: runA, limit: 10, after: 0).map(\.id)
+            let second = try await b.lease(runID: runB, limit: 10, after: 0).map(\.id)
+            let third = try await a.lease(runID: runA, limit: 20, after: 10).map(\.id)
             #expect(first == Array(1...10))
             #expect(second == Array(11...20))
             #expect(third == Array(21...30))
-            #expect(try await b.lease(runID: runB, limit: 10).isEmpty)
+            #expect(try await b.lease(runID: runB, limit: 10, after: 0).isEmpty)
             #expect(try await db.row("SELECT lease_owner, lease_run FROM subscriptions WHERE id = 15") == ["lease_owner": "b", "lease_run": "\(runB)"])
             // The write marks the rows done and releases their leases in its transaction.
             _ = try await b.write(ResultBatch(second.map { failure($0, run: runB) }, checkpoint: (runB, 20)))
@@ -51,7 +51,7 @@ struct PostgresWorkerTests {
             #expect(try await db.row("SELECT count(*) AS n FROM work_targets WHERE done")?["n"] == "10")
             // Finishing a run releases what it leased and did not write.
             try await a.finishRun(runA, report: RunReport(nowMs: t0, dryRun: false), status: .interrupted, checkpoint: nil)
-            #expect(try await b.lease(runID: runB, limit: 50).map(\.id) == first + third)
+            #expect(try await b.lease(runID: runB, limit: 50, after: 20).map(\.id) == first + third)
         }
     }
 
@@ -62,7 +62,7 @@ struct PostgresWorkerTests {
             defer { Task { try? await a.close() } }
             let first = try await start(a, nowMs: t0)
             #expect(try await a.joinWork(runID: first, selection: .nightly(SelectionWindows()), nowMs: t0) == 3)
-            let rows = try await a.lease(runID: first, limit: 10)
+            let rows = try await a.lease(runID: first, limit: 10, after: 0)
             _ = try await a.write(ResultBatch(rows.map { failure($0.id, run: first) }, checkpoint: (first, 3)))
             let second = try await start(a, nowMs: t0 + 3_600_000)
             #expect(try await a.joinWork(runID: second, selection: .nightly(SelectionWindows()), nowMs: t0 + 3_600_000) == 3)
@@ -79,7 +79,7 @@ struct PostgresWorkerTests {
             let (first, targets) = try await a.startBackfill(start, targets: .userIDs(["u1", "u2", "u3", "u4", "nobody"]))
             #expect(targets == 4)
             #expect(try await a.joinWork(runID: first, selection: .backfill(runID: first), nowMs: t0) == 4)
-            let leased = try await a.lease(runID: first, limit: 2).map(\.id)
+            let leased = try await a.lease(runID: first, limit: 2, after: 0).map(\.id)
             #expect(leased == [2, 3])
             _ = try await a.write(ResultBatch(leased.map { failure($0, run: first) }, checkpoint: (first, 3)))
             // "a" is killed here; "b" resumes the same backfill under a run of its own.
@@ -89,7 +89,7 @@ struct PostgresWorkerTests {
             #expect(second != first)
             #expect(try await b.joinWork(runID: second, selection: .backfill(runID: second), nowMs: t0) == 2)
             #expect(try await b.dueSubscriptionIDs(.backfill(runID: second), nowMs: t0, after: 0) == [4, 5])
-            let rest = try await b.lease(runID: second, limit: 10).map(\.id)
+            let rest = try await b.lease(runID: second, limit: 10, after: 0).map(\.id)
             #expect(rest == [4, 5])
             _ = try await b.write(ResultBatch(rest.map { failure($0, run: second) }, checkpoint: (second, 5)))
             #expect(try await b.resumableBackfill() == nil)
@@ -108,11 +108,11 @@ struct PostgresWorkerTests {
             let runSlow = try await start(slow, nowMs: t0), runOther = try await start(other, nowMs: t0)
             _ = try await slow.joinWork(runID: runSlow, selection: .nightly(SelectionWindows()), nowMs: t0)
             _ = try await other.joinWork(runID: runOther, selection: .nightly(SelectionWindows()), nowMs: t0)
-            #expect(try await slow.lease(runID: runSlow, limit: 10).map(\.id) == [1, 2, 3])
+            #expect(try await slow.lease(runID: runSlow, limit: 10, after: 0).map(\.id) == [1, 2, 3])
             // Waits for the expiry by asking, so the test holds on a slow machine too.
             var taken: [Int64] = []
             for _ in 0..<300 where taken.isEmpty {
-                taken = try await other.lease(runID: runOther, limit: 10).map(\.id)
+                taken = try await other.lease(runID: runOther, limit: 10, after: 0).map(\.id)
                 if taken.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(taken == [1, 2, 3])
@@ -142,13 +142,13 @@ struct PostgresWorkerTests {
             defer { Task { try? await dead.close(); try? await successor.close(); try? await stranger.close() } }
             let deadRun = try await start(dead, nowMs: t0)
             _ = try await dead.joinWork(runID: deadRun, selection: .nightly(SelectionWindows()), nowMs: t0)
-            #expect(try await dead.lease(runID: deadRun, limit: 5).count == 5)
+            #expect(try await dead.lease(runID: deadRun, limit: 5, after: 0).count == 5)
             let strangerRun = try await start(stranger, nowMs: t0)
             _ = try await stranger.joinWork(runID: strangerRun, selection: .nightly(SelectionWindows()), nowMs: t0)
-            #expect(try await stranger.lease(runID: strangerRun, limit: 5).isEmpty)
+            #expect(try await stranger.lease(runID: strangerRun, limit: 5, after: 0).isEmpty)
             let run = try await start(successor, nowMs: t0)
             #expect(try await successor.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0) == 5)
-            #expect(try await successor.lease(runID: run, limit: 5).map(\.id) == [1, 2, 3, 4, 5])
+            #expect(try await successor.lease(runID: run, limit: 5, after: 0).map(\.id) == [1, 2, 3, 4, 5])
         }
     }
 
@@ -162,13 +162,13 @@ struct PostgresWorkerTests {
             for attempt in 1...PostgresSubscriptionStore.maximumLeases {
                 let run = try await start(worker, nowMs: t0)
                 #expect(try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0) == (attempt == 1 ? 2 : 1))
-                let leased = try await worker.lease(runID: run, limit: attempt == 1 ? 2 : 1).map(\.id)
+                let leased = try await worker.lease(runID: run, limit: attempt == 1 ? 2 : 1, after: 0).map(\.id)
                 #expect(leased == (attempt == 1 ? [1, 2] : [1]))
                 if attempt == 1 { _ = try await worker.write(ResultBatch([failure(2, run: run)], checkpoint: (run, 2))) }
             }
             let last = try await start(worker, nowMs: t0)
             #expect(try await worker.joinWork(runID: last, selection: .nightly(SelectionWindows()), nowMs: t0) == 0)
-            #expect(try await worker.lease(runID: last, limit: 5).isEmpty)
+            #expect(try await worker.lease(runID: last, limit: 5, after: 0).isEmpty)
             #expect(try await db.row("SELECT leases, done::text AS done FROM work_targets WHERE subscription_id = 1") == ["leases": "3", "done": "false"])
         }
     }

@@ -13,6 +13,8 @@ struct SelectionCursor {
     /// A lease came back empty: no row is asked for again until ``awaitPeers(stopping:)``, so the
     /// last answers of a night do not each cost a lease query that finds nothing.
     private var leasedOut = false
+    /// The highest id leased so far: the next lease looks after it first.
+    private var lastLeased: Int64 = 0
     private let pageSize: Int
     private var page: [SubscriptionRow] = []
     private var index = 0
@@ -90,7 +92,8 @@ struct SelectionCursor {
 
     private mutating func leaseNextPage(_ store: any LeasingStore, runID: Int64) async throws -> Bool {
         let leasedAt = ContinuousClock.now
-        page = try await store.lease(runID: runID, limit: pageSize)
+        page = try await store.lease(runID: runID, limit: pageSize, after: lastLeased)
+        lastLeased = page.last?.id ?? lastLeased
         index = 0
         source = .leased(store: store, runID: runID, leasedAt: leasedAt)
         return !page.isEmpty

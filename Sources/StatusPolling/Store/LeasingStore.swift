@@ -17,8 +17,10 @@ public protocol LeasingStore: SubscriptionStore {
     func remainingWork(runID: Int64) async throws -> Int
 
     /// Leases up to `limit` rows of the run's work that are not done and not leased by another
-    /// live run, in `id` order; empty when none is free now.
-    func lease(runID: Int64, limit: Int) async throws -> [SubscriptionRow]
+    /// live run, in `id` order; empty when none is free now. Rows after `after` first: a worker
+    /// leases in `id` order, so the rows before its last lease, done by then, are not walked again
+    /// on every lease; only when those are too few does it look from the start.
+    func lease(runID: Int64, limit: Int, after: Int64) async throws -> [SubscriptionRow]
 
     /// Extends the run's leases on `ids`; returns the ids the run still holds (a lease that expired
     /// may have gone to another worker, which then verifies that row).
