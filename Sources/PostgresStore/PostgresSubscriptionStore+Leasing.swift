@@ -64,7 +64,8 @@ extension PostgresSubscriptionStore {
     /// Leases rows of the run's work that are not done, not given up (``maximumLeases``), and whose
     /// lease is free: never leased, expired, or left by an earlier run of this same worker (the
     /// worker lock says that run is dead). `SKIP LOCKED` passes over rows another worker is leasing
-    /// at this instant.
+    /// at this instant. The night's row is locked too: a row another worker's write released and
+    /// marked done while this query ran is then re-read as done, not leased again.
     public func lease(runID: Int64, limit: Int, after: Int64) async throws -> [SubscriptionRow] {
         let rows = try await lease(runID: runID, limit: limit, from: after)
         guard rows.count < limit, after > 0 else { return rows }
@@ -83,7 +84,7 @@ extension PostgresSubscriptionStore {
                         AND (s.lease_run IS NULL OR s.lease_expires_at < now() OR (s.lease_owner = \(worker) AND s.lease_run <> \(runID)))
                     ORDER BY t.subscription_id
                     LIMIT \(limit)
-                    FOR UPDATE OF s SKIP LOCKED
+                    FOR UPDATE OF s, t SKIP LOCKED
                 ),
                 counted AS (
                     UPDATE work_targets SET leases = leases + 1
