@@ -108,8 +108,8 @@ now_iso=$(date -u -d "@$now_s" +%Y-%m-%dT%H:%M:%SZ)
 
 standin_pid=""
 cleanup() {
-  if [ -n "$standin_pid" ]; then kill "$standin_pid" 2>/dev/null || true; wait "$standin_pid" 2>/dev/null || true; fi
   if declare -F postgres_cleanup > /dev/null; then postgres_cleanup; fi
+  if [ -n "$standin_pid" ]; then kill "$standin_pid" 2>/dev/null || true; wait "$standin_pid" 2>/dev/null || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT

@@ -25,7 +25,10 @@
 #   SELECT subscription_id, state, is_entitled, expires_at FROM entitlements WHERE user_id = $1
 # Latencies come from pgbench's per-transaction logs, measured from each read's scheduled start
 # (queueing included), of the reads that ended between the first worker's start and the last
-# worker's exit; errors are failed reads, aborted clients and pgbench exits other than 0.
+# worker's exit; errors are failed reads, aborted clients and pgbench exits other than 0. Beside a
+# run, the reads are consecutive pgbench runs: the first lasts as long as the run would at its
+# bound, plus 4 s, then 5 s ones until the run has ended (each start leaves a gap of about 0.2 s
+# while pgbench connects).
 #
 # Results: rows postgres-1w and postgres-4w of the run's CSV (one per worker process), and
 # .bench/results/<timestamp>-postgres.csv (one per run and per baseline: wall, counts, CPU of the
@@ -35,10 +38,28 @@
 pg_dir="" pg_bindir="" pg_port="" pg_url="" pg_poller_password="" pg_webservice_password=""
 pg_bench_pids=()
 
-# Stops what the case started (bench.sh's cleanup calls this): workers and readers, then the cluster.
+# PID and every process under it (a worker's subshell, GNU time, status-poller; a reader's pgbench).
+pg_tree() {
+  local child
+  echo "$1"
+  for child in $(ps -o pid= --ppid "$1"); do pg_tree "$child"; done
+}
+
+# Stops what the case started (bench.sh's cleanup calls this): workers and readers (SIGTERM, 10 s to
+# finish, then SIGKILL), then the cluster.
 postgres_cleanup() {
-  local pid
-  for pid in "${pg_bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  local pid pids=() alive
+  for pid in "${pg_bench_pids[@]}"; do pids+=($(pg_tree "$pid")); done
+  if [ ${#pids[@]} -gt 0 ]; then
+    kill -TERM "${pids[@]}" 2>/dev/null || true
+    for _ in $(seq 100); do
+      alive=0
+      for pid in "${pids[@]}"; do ps -o stat= -p "$pid" 2>/dev/null | grep -qv Z && alive=1; done
+      [ "$alive" -eq 1 ] || break
+      sleep 0.1
+    done
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+  fi
   for pid in "${pg_bench_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   pg_bench_pids=()
   if [ -n "$pg_dir" ]; then "$root/Scripts/postgres.sh" stop "$pg_dir" || true; pg_dir=""; fi
