@@ -16,7 +16,8 @@
 #     exactly one audit row per due row, the workers' verified counts (poll_runs) and requests
 #     (their reports) adding up to the due count, no lease left.
 #   --quick (only when --cases names postgres): 100,000 rows, 10,000 due — a smoke test of the
-#     case; its speed-up understates, as each worker's last page of 500 rows weighs more.
+#     case; its speed-up understates, as each worker's last lease and its 1 s wait for its peers
+#     weigh more.
 #
 # The reads: pgbench as the `webservice` role, which has SELECT on `entitlements` and USAGE on the
 # schema only (the case checks that it cannot read `subscriptions`), over TCP with TLS
