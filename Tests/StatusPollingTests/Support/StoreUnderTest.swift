@@ -37,13 +37,6 @@ struct StoreUnderTest: Sendable {
         return PostgreSQLDatabase(location: postgres!.location, worker: worker, leaseDuration: leaseDuration, logger: PostgresTestServer.logger)
     }
 
-    /// `--database` for a child process: the path, or the URL without its password (which goes in PGPASSWORD).
-    var commandLineLocation: (database: String, environment: [String: String]) {
-        if let sqlite { return (sqlite.path, [:]) }
-        let location = postgres!.location
-        return (location.name, ["PGPASSWORD": location.password ?? ""])
-    }
-
     func remove() async {
         if let sqlite { sqlite.remove() }
         if let postgres {
