@@ -10,6 +10,9 @@ import StatusPolling
 struct BatchWrite {
     let connection: PostgresConnection
     let logger: Logger
+    /// The run whose leases the rows it writes give up, in the same statement as their results:
+    /// one update of the wide row fewer each (nil: a run without leases).
+    let releasing: Int64?
 
     /// A row as the batch found it, locked for the transaction.
     private struct Current {
@@ -115,7 +118,10 @@ struct BatchWrite {
                 auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
                 latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt),
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
-                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
+                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0,
+                lease_owner = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_owner END,
+                lease_expires_at = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_expires_at END,
+                lease_run = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_run END
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
                 id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
                 grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
@@ -130,7 +136,10 @@ struct BatchWrite {
         try await connection.query("""
             UPDATE subscriptions AS s SET
                 last_attempt_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
-                last_error_reason = v.reason, last_error = v.detail, consecutive_failures = s.consecutive_failures + 1
+                last_error_reason = v.reason, last_error = v.detail, consecutive_failures = s.consecutive_failures + 1,
+                lease_owner = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_owner END,
+                lease_expires_at = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_expires_at END,
+                lease_run = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_run END
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
                 id bigint, at bigint, apple_status integer, backend text, reason text, detail text)
             WHERE s.id = v.id

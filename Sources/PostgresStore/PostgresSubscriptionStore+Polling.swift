@@ -58,13 +58,15 @@ extension PostgresSubscriptionStore {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
         let runID = batch.checkpoint?.runID
         return try await transaction { connection, logger in
-            let (outcomes, written) = try await BatchWrite(connection: connection, logger: logger).write(batch.results)
+            let (outcomes, written) = try await BatchWrite(connection: connection, logger: logger, releasing: runID).write(batch.results)
             if let runID {
                 if !written.isEmpty {
                     try await connection.query("""
                         UPDATE work_targets SET done = true
                         WHERE work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND subscription_id = ANY(\(written)) AND NOT done
                         """, logger: logger)
+                    // The results' own statements released the leases of the rows they wrote; a
+                    // superseded receipt's row is written nothing and gives its lease up here.
                     try await connection.query("""
                         UPDATE subscriptions SET lease_owner = NULL, lease_run = NULL, lease_expires_at = NULL
                         WHERE id = ANY(\(written)) AND lease_run = \(runID)

@@ -105,6 +105,39 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Mid-night, with the night analysed (autovacuum does it on its own), the lease must still
+    /// walk the pending index from where the worker left off, not `subscriptions` from its first id.
+    @Test func theLeaseWalksTheNightsPendingRowsNotTheTable() async throws {
+        try await withStore(.postgres) { db in
+            // As the bench's table: every 25th row new and so due tonight, the others verified.
+            try await db.execute("""
+                INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, expires_at, last_verified_at)
+                SELECT 'u' || n, repeat('x', 200), CASE WHEN n % 25 = 0 THEN NULL ELSE 'otid-' || n END, 'p',
+                    CASE WHEN n % 25 = 0 THEN NULL ELSE 1900000000000 + n END, CASE WHEN n % 25 = 0 THEN NULL ELSE 1700000000000 END
+                FROM generate_series(1, 100000) AS n
+                """)
+            let store = try await (db.database(worker: "w", leaseDuration: .seconds(300)) as! PostgreSQLDatabase).openStore()
+            defer { Task { try? await store.close() } }
+            let nowMs: Int64 = 1_800_000_000_000
+            let run = try await store.startRun(RunStart(mode: .nightly, nowMs: nowMs, startedAtMs: nowMs, host: "h", pid: 1, options: [:]))
+            #expect(try await store.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: nowMs) == 4000)
+            // Half the night written.
+            try await db.execute("UPDATE work_targets SET done = true WHERE subscription_id <= 50000")
+            try await db.execute("ANALYZE subscriptions")
+            try await db.execute("ANALYZE work_targets")
+            let query = PostgresSubscriptionStore.leaseSQL(runID: run, worker: "w", limit: 64, after: 50000, seconds: 300)
+            let plan = try await store.transaction { connection, logger in
+                for setting in PostgresSubscriptionStore.leasePlanSettings { try await connection.query(setting, logger: logger) }
+                return try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger)
+                    .decode(String.self).collect()
+            }
+            let text = plan.joined(separator: "\n")
+            #expect(!text.contains("Merge Join") && !text.contains("Hash Join") && !text.contains("Seq Scan"), "\(text)")
+            #expect(text.contains("Index Scan using work_targets_pending on work_targets t"), "\(text)")
+            #expect(try await store.lease(runID: run, limit: 64, after: 50000).map(\.id) == (0..<64).map { 50025 + Int64($0) * 25 })
+        }
+    }
+
     @Test func theCommandLineRefusesAPasswordInDatabaseAndNeverPrintsOne() async throws {
         let url = try #require(PostgresTestServer.url)
         let refused = try await StatusPollerProcess.launch(["runs", "--database", url]).outcome()
