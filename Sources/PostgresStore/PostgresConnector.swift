@@ -46,21 +46,23 @@ final class PostgresConnector: Sendable {
     func close() { running.cancel() }
 
     /// Runs `body` in a transaction, turning PostgreSQL's errors of the database as a whole into
-    /// ``StoreError``s (a row's own error, a constraint, comes out as it is).
-    func transaction<T: Sendable>(writing: Bool = true, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// ``StoreError``s (a row's own error, a constraint, comes out as it is); any other failure
+    /// counts as a failed write.
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch {
-            throw mapped(error, writing: writing)
+            throw mapped(error, writing: true)
         }
     }
 
-    /// Runs `body` on a connection of the pool, mapping errors as ``transaction(writing:_:)`` does.
-    func withConnection<T: Sendable>(writing: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` on a connection of the pool, mapping errors as ``transaction(_:)`` does; any
+    /// other failure counts as a failed read.
+    func withConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withConnection { connection in try await body(connection) }
         } catch {
-            throw mapped(error, writing: writing)
+            throw mapped(error, writing: false)
         }
     }
 

@@ -115,7 +115,7 @@ extension PostgresSubscriptionStore {
     public func renewLeases(runID: Int64, ids: [Int64]) async throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         let seconds = leaseDuration.seconds
-        return Set(try await read { connection, logger in
+        return Set(try await transaction { connection, logger in
             try await connection.query("""
                 UPDATE subscriptions SET lease_expires_at = now() + make_interval(secs => \(seconds))
                 WHERE id = ANY(\(ids)) AND lease_run = \(runID)
