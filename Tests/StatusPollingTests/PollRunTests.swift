@@ -264,6 +264,55 @@ import Testing
         }
     }
 
+    /// A writer that cannot keep up holds the run back: with four in flight and batches of four,
+    /// no row starts once eight answers wait behind the batch being written, so the App Store sees
+    /// 4 (the batch) + 8 + 3 (in flight when the eighth came) = 15 requests until the database frees up.
+    @Test func aBlockedWriterStopsNewRowsOnceTwoBatchesOfAnswersWait() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                for index in 0..<40 {
+                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
+                }
+                // Another connection holds the database's write lock; the run's store waits for it.
+                let blocker = try DatabaseQueue(path: db.path)
+                let release = DispatchSemaphore(value: 0)
+                await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+                    Thread.detachNewThread {
+                        try? blocker.inDatabase { database in
+                            do { try database.execute(sql: "BEGIN IMMEDIATE") } catch { held.resume(); return }
+                            held.resume()
+                            release.wait()
+                            try database.execute(sql: "COMMIT")
+                        }
+                    }
+                }
+                let store = try SQLiteSubscriptionStore.open(path: db.path, busyTimeout: 600)
+                defer { try? store.close() }
+                let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 3, timeout: .seconds(10))
+                let report = Task {
+                    try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+                        let run = PollRun(
+                            configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, pageSize: 500, batchSize: 4, flushInterval: .seconds(600)),
+                            store: store, source: client, logger: Logger(label: "test"))
+                        #expect(run.configuration.maxPending == 8)
+                        return await run.run()
+                    }
+                }
+                let giveUp = ContinuousClock.now + .seconds(120)
+                while await server.received.count < 15, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(await server.received.count == 15)
+                release.signal()
+                let finished = try await report.value
+                #expect(finished.verified == 40)
+                #expect(finished.exitCode == .success)
+                #expect(await server.received.count == 40)
+                #expect(Set(await server.received.compactMap(\.receipt)).count == 40)
+            }
+        }
+    }
+
     @Test func aBatchThatCannotBeWrittenIsRetriedRowByRow() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in

@@ -4,9 +4,10 @@ import Logging
 /// and write the results in batched transactions.
 ///
 /// The stages are bounded — the due ids (8 bytes a row) and one page of rows read ahead,
-/// `concurrency` requests in flight, one writer with one batch pending and one being written — so
-/// memory follows the concurrency, and a crash loses at most the answers in flight and one
-/// unflushed batch, which the next run asks for again.
+/// `concurrency` requests in flight, one batch being written and at most ``Configuration/maxPending``
+/// answers waiting for it (no new row starts beyond that) — so memory follows the concurrency, and
+/// a crash loses at most the answers in flight and those not yet written, which the next run asks
+/// for again.
 public struct PollRun: Sendable {
     /// The settings of one run.
     public struct Configuration: Sendable {
@@ -27,6 +28,9 @@ public struct PollRun: Sendable {
         public var pageSize: Int
         /// Results written per transaction, at most.
         public var batchSize: Int
+        /// While this many answers wait for the writer, no new row starts: a slow database slows
+        /// the run instead of piling up answers in memory, or past their rows' leases on a shared store.
+        var maxPending: Int { 2 * max(batchSize, concurrency) }
         /// How long a result may wait for its batch to fill before it is written anyway.
         public var flushInterval: Duration
         /// Ask Apple and report, but write nothing.
@@ -156,10 +160,11 @@ public struct PollRun: Sendable {
                 }
                 var inFlight = 0
                 var pending: [RowResult] = []
+                let maxPending = configuration.maxPending
                 var writing = false
                 var flushTimerArmed = false
                 func startNext() async throws -> Bool {
-                    guard !stop.isRequested, halt == nil, let row = try await rows.next() else { return false }
+                    guard !stop.isRequested, halt == nil, pending.count < maxPending, let row = try await rows.next() else { return false }
                     await state.pace()
                     state.checkpoints.dispatched(row.id)
                     group.addTask {
@@ -215,12 +220,14 @@ public struct PollRun: Sendable {
                         case .flushDue:
                             flushTimerArmed = false
                             if !writing, !pending.isEmpty { flush() }
+                            while inFlight < state.limit.current, try await startNext() {}
                         case .written(let written, let fatal):
                             writing = false
                             for row in written { count(row, into: &report) }
                             if let fatal { haltRun(.storeFailed(fatal.description)) }
                             progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
                             if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
+                            while inFlight < state.limit.current, try await startNext() {}
                         case .abandoned:
                             inFlight -= 1
                             report.abandoned += 1
