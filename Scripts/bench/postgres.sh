@@ -6,7 +6,8 @@
 #     "MIIT", the id, 3,058 random hex digits), every 25th of them new and so due tonight (40,000,
 #     spread through the table), the others verified, active and far from expiry (one in ten expired
 #     long ago). Then, from the same starting state each time (the due rows set back to new, the
-#     run history, audit rows and shared work deleted, VACUUM ANALYZE, CHECKPOINT):
+#     run history, audit rows and shared work deleted, VACUUM ANALYZE, CHECKPOINT), after one
+#     warm-up night of 4 workers that is not measured:
 #       - the web service's reads alone, 20 s: the baseline;
 #       - 1 worker, c = 16, against the lean stand-in at L = 50 ms: bound C ÷ L = 320 rows/s;
 #       - 4 workers (4 processes, --worker-name bench-1…4, the same --now, c = 16 each): bound
@@ -207,24 +208,13 @@ print(len(lat), errors, f"{pct(50):.2f}", f"{pct(99):.2f}", f"{lat[-1] if lat el
 PY
 }
 
-# pg_measure WORKERS REP: one measured run of WORKERS processes from the starting state, with the
-# web service's reads beside; appends to both CSVs.
-pg_measure() {
-  local w="$1" rep="$2" name="postgres-$1w" i
-  pg_reset "$pg_every" "$pg_table_rows"
-  local load reads_dir="$logs/$name-$rep-reads" stop="$work/pg-reader-stop"
-  load=$(cut -d' ' -f1-3 /proc/loadavg)
-  rm -f "$stop"
-  # The first pgbench lasts as long as the run would at its bound, and a little more.
-  pg_reader "$reads_dir" $((pg_due * pg_latency / (w * pg_concurrency * 1000) + 4)) "$stop" &
-  local reader=$!
-  pg_bench_pids+=("$reader")
-  sleep 1
-  local ticks0 pg0 t0 t1 ticks1 pg1 pids=()
-  ticks0=$(standin_ticks); pg0=$(pg_ticks)
-  t0=$(date +%s%N)
+# pg_workers WORKERS LOGPREFIX: a night of WORKERS processes started together (--worker-name
+# bench-1…); returns once all have exited. Each one's report, stderr, times, exit code and end
+# time go to LOGPREFIX-workerN.*.
+pg_workers() {
+  local w="$1" prefix="$2" i pids=()
   for ((i = 1; i <= w; i++)); do
-    local log="$logs/$name-$rep-worker$i"
+    local log="$prefix-worker$i"
     (
       rc=0
       PGPASSWORD="$pg_poller_password" /usr/bin/time -o "$log.time" -f '%e %U %S %M' "$poller_bin" run --database "$pg_url" \
@@ -238,6 +228,38 @@ pg_measure() {
     pg_bench_pids+=($!)
   done
   for i in "${pids[@]}"; do wait "$i" || true; done
+}
+
+# pg_warmup: one night of 4 workers, not measured. The first night after the load is slower for
+# one worker (PostgreSQL's CPU about 1.5 times the later nights'; seen in the first repetition of
+# two full runs), and a production table is never freshly loaded.
+pg_warmup() {
+  pg_reset "$pg_every" "$pg_table_rows"
+  pg_workers 4 "$logs/postgres-warmup"
+  pg_bench_pids=()
+  local i
+  for i in 1 2 3 4; do
+    [ "$(cat "$logs/postgres-warmup-worker$i.rc")" = "0" ] || warn "warm-up worker $i exited $(cat "$logs/postgres-warmup-worker$i.rc"); see $logs/postgres-warmup-worker$i.err"
+  done
+}
+
+# pg_measure WORKERS REP: one measured run of WORKERS processes from the starting state, with the
+# web service's reads beside; appends to both CSVs.
+pg_measure() {
+  local w="$1" rep="$2" name="postgres-$1w" i
+  pg_reset "$pg_every" "$pg_table_rows"
+  local load reads_dir="$logs/$name-$rep-reads" stop="$work/pg-reader-stop"
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  rm -f "$stop"
+  # The first pgbench lasts as long as the run would at its bound, and a little more.
+  pg_reader "$reads_dir" $((pg_due * pg_latency / (w * pg_concurrency * 1000) + 4)) "$stop" &
+  local reader=$!
+  pg_bench_pids+=("$reader")
+  sleep 1
+  local ticks0 pg0 t0 t1 ticks1 pg1
+  ticks0=$(standin_ticks); pg0=$(pg_ticks)
+  t0=$(date +%s%N)
+  pg_workers "$w" "$logs/$name-$rep"
   t1=$(date +%s%N)
   ticks1=$(standin_ticks)
   # PostgreSQL's CPU once the workers' backends have exited and been reaped (their time then
@@ -343,6 +365,8 @@ postgres_case() {
   pg_load "$pg_table_rows" "$pg_every"
   say "  loaded in $(($(date +%s) - t0)) s: $(pg_psql -At -c "SELECT pg_size_pretty(pg_database_size(current_database()))")"
   start_standin "$pg_latency"
+  pg_warmup
+  say "  warm-up night (4 workers, not measured) done"
   for ((rep = 1; rep <= repetitions; rep++)); do
     pg_baseline "$rep"
     pg_measure 1 "$rep"
