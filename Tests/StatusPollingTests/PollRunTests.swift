@@ -277,6 +277,8 @@ import Testing
                 // Another connection holds the database's write lock; the run's store waits for it.
                 let blocker = try DatabaseQueue(path: db.path)
                 let release = DispatchSemaphore(value: 0)
+                // Released below; and whatever happens, before the test leaves (a second signal is harmless).
+                defer { release.signal() }
                 await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
                     Thread.detachNewThread {
                         try? blocker.inDatabase { database in
