@@ -22,7 +22,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -159,10 +158,7 @@ def main():
     started_all = time.monotonic()
     failures = []
     workers, standin, poller = [], None, None
-
-    def stop(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    signal.signal(signal.SIGTERM, stop)
+    harness.interrupt_on_sigterm()
     ok = False
     try:
         say(f"{o.rows:,} new subscriptions with 3 KB receipts in {database}")

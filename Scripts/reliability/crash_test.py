@@ -338,12 +338,7 @@ class CrashTest(CrashChecks):
         print(f"  integrity    PRAGMA integrity_check and foreign_key_check after each of {self.checks} processes: "
               + ("ok" if not any("integrity" in v or "foreign_key" in v for v in self.violations) else "FAILED"))
         print(f"  audit trail  {self.events_checked} entries checked after the last process (chain, no gap, no duplicate, row = latest entry)")
-        if self.violations:
-            print(f"\nFAILED: {len(self.violations)} violation(s):")
-            for v in self.violations[:50]:
-                print(f"  - {v}")
-        else:
-            print("\nno violation")
+        harness.print_violations(self.violations)
 
 
 def main():
@@ -358,15 +353,11 @@ def main():
     ap.add_argument("--keep", action="store_true")
     o = ap.parse_args()
     if o.fault is None:
-        # Faults that fail a request without slowing the run much (no 429 with Retry-After, no slow answers).
-        o.fault = ["dropped_connection=0.004", "html_page=0.004", "http_503=0.002", "status_211xx_final=0.001"]
+        o.fault = harness.QUICK_FAULTS
     o.workdir = tempfile.mkdtemp(prefix="crash-test-")
     test = CrashTest(o)
     started = time.monotonic()
-
-    def stop(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    signal.signal(signal.SIGTERM, stop)
+    harness.interrupt_on_sigterm()
     ok = False
     try:
         test.start()

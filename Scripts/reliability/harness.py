@@ -9,6 +9,7 @@ import csv
 import http.client
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -25,9 +26,30 @@ CONTRACT_COLUMNS = (
 )
 BOOLEAN_COLUMNS = ("is_in_billing_retry", "auto_renew_status")
 
+# The harnesses' default faults: they fail a request without slowing a run much (no 429 with
+# Retry-After, no slow answers), so kills land mid-run rather than mid-wait.
+QUICK_FAULTS = ["dropped_connection=0.004", "html_page=0.004", "http_503=0.002", "status_211xx_final=0.001"]
+
 
 def say(message):
     print(f"==> {message}", file=sys.stderr, flush=True)
+
+
+def interrupt_on_sigterm():
+    """SIGTERM ends a harness as Ctrl-C does, so its `finally` stops the simulator and the pollers."""
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, stop)
+
+
+def print_violations(violations):
+    """The verdict closing a harness's report: each violation (the first 50), or "no violation"."""
+    if violations:
+        print(f"\nFAILED: {len(violations)} violation(s):")
+        for v in violations[:50]:
+            print(f"  - {v}")
+    else:
+        print("\nno violation")
 
 
 def poller_env():

@@ -302,9 +302,4 @@ class WorkerKillChecks:
             h = self.history
             print(f"  run history    {h['runs']} runs: {h['finished']} finished as their process exited, {h['left_open']} left 'running' by a kill, "
                   f"{h['killed_after_closing']} killed after closing their run; {h['no_run']} processes recorded no run (killed first, or exit 75 / nothing to resume)")
-        if self.violations:
-            print(f"\nFAILED: {len(self.violations)} violation(s):")
-            for v in self.violations[:50]:
-                print(f"  - {v}")
-        else:
-            print("\nno violation")
+        harness.print_violations(self.violations)

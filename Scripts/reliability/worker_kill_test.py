@@ -353,15 +353,11 @@ def main():
     ap.add_argument("--workdir", required=True)
     o = ap.parse_args()
     if o.fault is None:
-        # Faults that fail a request without slowing the run much (as the crash test's).
-        o.fault = ["dropped_connection=0.004", "html_page=0.004", "http_503=0.002", "status_211xx_final=0.001"]
+        o.fault = harness.QUICK_FAULTS
     # postgres://USER:PASSWORD@HOST:PORT/DB, from the environment (never argv); no child inherits it.
     test = WorkerKillTest(o, Postgres(os.environ.pop("STATUS_POLLER_KILL_TEST_DATABASE_URL")))
     started = time.monotonic()
-
-    def stop(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-    signal.signal(signal.SIGTERM, stop)
+    harness.interrupt_on_sigterm()
     ok = False
     try:
         test.start()

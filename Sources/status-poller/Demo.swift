@@ -84,7 +84,7 @@ extension StatusPoller {
             }
             say(outcome.summary)
             let query = "\"SELECT state, count(*) FROM entitlements GROUP BY state\""
-            let inspect = database.hasPrefix("postgres") ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
+            let inspect = Composition.isPostgres(database) ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
             say("\nInspect it: \(inspect)")
             if !outcome.disagreements.isEmpty { throw ExitCode(1) }
         }

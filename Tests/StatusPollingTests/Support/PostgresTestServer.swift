@@ -40,7 +40,7 @@ enum PostgresTestServer {
     static func execute(_ location: PostgresLocation, _ sql: String) async throws {
         let connector = try await PostgresConnector.connect(location, maximumConnections: 1, logger: logger)
         defer { connector.close() }
-        try await connector.withConnection { connection in
+        _ = try await connector.withConnection { connection in
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         }
     }

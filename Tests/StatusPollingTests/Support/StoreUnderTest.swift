@@ -70,7 +70,7 @@ struct StoreUnderTest: Sendable {
             try await sqlite.webService.write { db in try db.execute(sql: sql) }
             return
         }
-        try await postgres!.webService.withConnection { connection in
+        _ = try await postgres!.webService.withConnection { connection in
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: PostgresTestServer.logger)
         }
     }
