@@ -83,4 +83,13 @@ import Testing
             try PostgresLocation("postgres://poller@db.internal:6432/subs", environment: ["PGPASSFILE": file])
         }
     }
+
+    /// A malformed URL is said once, with what to write, by every command that opens a database.
+    @Test func theCommandsSayABadURLOnceAndExit2() async throws {
+        for command in ["runs", "migrate"] {
+            let outcome = try await StatusPollerProcess.launch([command, "--database", "postgres://poller@127.0.0.1/x?sslmode=bogus"]).outcome()
+            #expect(outcome.status == 2)
+            #expect(outcome.stderr == "error: sslmode 'bogus' is not one of disable, allow, prefer, require, verify-ca, verify-full.\n")
+        }
+    }
 }
