@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,postgres] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,postgres] [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -16,7 +16,10 @@
 # (scale-100k); only status-poller and the Go peer run it; it is skipped with fewer than 15 GB free
 # and by --quick unless --cases names it. `server-api` is status-poller alone with --backend server-api
 # against the stand-in's App Store Server API; its bound is Apple's rate limit, 50/s, not C ÷ L
-# (Scripts/bench/server-api.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
+# (Scripts/bench/server-api.sh); it also reads the most requests the stand-in received in any one
+# second (at most the rate). `faults` is status-poller alone against the full simulator at 50 ms,
+# c = 64, 12,800 new rows (--quick: 3,200), without faults, then with 3 % and 10 % of 503s and
+# retryable statuses: throughput as a share of the fault-free run (Scripts/bench/faults.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
 # 40,000 due among 1,000,000 rows, 1 worker then 4 workers (c = 16 each, L = 50 ms; throughput of
 # the whole night and the speed-up), with the web service's reads of `entitlements` beside them
 # (pgbench as the webservice role: p50, p99, max, errors); skipped by --quick unless --cases names
@@ -58,7 +61,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults"
   [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -67,7 +70,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -99,7 +102,7 @@ logs="$root/.bench/runs/$stamp"     # each run's stdout, stderr and timing
 results="$root/.bench/results"
 csv="$results/$stamp.csv"
 mkdir -p "$work" "$logs" "$results"
-echo "run,case,concurrency,latency_ms,table_rows,due,poller,rep,exit_code,selected,verified,failed,unwritten,wall_s,own_s,user_s,sys_s,max_rss_kb,standin_cpu_s" > "$csv"
+echo "run,case,concurrency,latency_ms,table_rows,due,poller,rep,exit_code,selected,verified,failed,unwritten,wall_s,own_s,user_s,sys_s,max_rss_kb,standin_cpu_s,most_per_second,requests,retries,lowest_concurrency" > "$csv"
 
 # One clock for every run: now, in whole seconds (the rows' windows are relative to it).
 now_s=$(date +%s)
@@ -265,6 +268,7 @@ PY
 # --- the cases ----------------------------------------------------------------------------------
 source "$root/Scripts/bench/server-api.sh"
 source "$root/Scripts/bench/postgres.sh"
+source "$root/Scripts/bench/faults.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -331,6 +335,7 @@ for case in ${cases//,/ }; do
     c256-L50) run_case c256-L50 256 50 $([ "$quick" -eq 1 ] && echo 5120 || echo 25600) ;;
     scale) scale ;;
     server-api) [[ " ${pollers[*]} " == *" status-poller "* ]] && server_api_case $([ "$quick" -eq 1 ] && echo 500 || echo 1500) ;;
+    faults) [[ " ${pollers[*]} " == *" status-poller "* ]] && faults_case $([ "$quick" -eq 1 ] && echo 3200 || echo 12800) ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
@@ -339,6 +344,7 @@ cp "$csv" "$results/latest.csv"
 say "summary (release build, $(nproc) cores, $(date -u +%Y-%m-%d))"
 print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
 print_server_api_table 50
+print_faults_table
 print_postgres_table "$results/$stamp-postgres.csv"
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"

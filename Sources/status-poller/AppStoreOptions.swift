@@ -33,6 +33,12 @@ struct AppStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Percent of those that must have failed with timeouts, 5xx, outage pages or retryable statuses to stop the run (default: \(Int(CircuitBreaker.defaultThreshold * 100)))."))
     var circuitBreakerThreshold: Double?
 
+    @Option(help: ArgumentHelp("Percent of the last answers that may fail with 5xx, timeouts or retryable statuses before the concurrency is halved; below it they are retried as noise (default: \(Int(OverloadThreshold.defaultShare * 100)))."))
+    var overloadThreshold: Double?
+
+    @Option(help: ArgumentHelp("Answers the overload threshold looks back over (default: \(OverloadThreshold.defaultWindow))."))
+    var overloadWindow: Int?
+
     @Option(help: ArgumentHelp("Stop starting subscriptions after this long, as on SIGTERM (exit 4): 90s, 45m, 2h (default: no limit)."))
     var deadline: String?
 
@@ -52,6 +58,8 @@ struct AppStoreOptions: ParsableArguments {
             circuitBreaker: try settings.onOff(circuitBreaker, "circuit_breaker", default: .on),
             circuitBreakerWindow: try settings.int(circuitBreakerWindow, "circuit_breaker_window", default: CircuitBreaker.defaultWindow),
             circuitBreakerThreshold: try settings.double(circuitBreakerThreshold, "circuit_breaker_threshold", default: CircuitBreaker.defaultThreshold * 100),
+            overloadThreshold: try settings.double(overloadThreshold, "overload_threshold", default: OverloadThreshold.defaultShare * 100),
+            overloadWindow: try settings.int(overloadWindow, "overload_window", default: OverloadThreshold.defaultWindow),
             deadline: try settings.string(deadline, "deadline").map { text in
                 guard let duration = Duration(text: text) else {
                     throw usageError("--deadline must be a duration such as 90s, 45m or 2h (at most 7 days), got '\(text)'.")

@@ -14,6 +14,9 @@ struct AppStoreSettings {
     var circuitBreakerWindow: Int
     /// Percent.
     var circuitBreakerThreshold: Double
+    /// Percent.
+    var overloadThreshold: Double
+    var overloadWindow: Int
     var deadline: Duration?
     var allowInsecureHTTP: Bool
 
@@ -30,6 +33,12 @@ struct AppStoreSettings {
         }
         guard circuitBreakerThreshold > 0, circuitBreakerThreshold <= 100 else {
             throw usageError("--circuit-breaker-threshold is a percentage above 0 and at most 100, got \(circuitBreakerThreshold).")
+        }
+        guard overloadThreshold > 0, overloadThreshold <= 100 else {
+            throw usageError("--overload-threshold is a percentage above 0 and at most 100, got \(overloadThreshold).")
+        }
+        guard (1...10_000).contains(overloadWindow) else {
+            throw usageError("--overload-window must be between 1 and 10000 answers, got \(overloadWindow).")
         }
         for (flag, url) in [("--production-url", productionURL), ("--sandbox-url", sandboxURL)] {
             _ = try Self.checkedHost(flag, url, allowInsecureHTTP: allowInsecureHTTP, carrying: "receipts and the shared secret")
@@ -62,6 +71,9 @@ struct AppStoreSettings {
         circuitBreaker == .off ? nil : CircuitBreaker(window: circuitBreakerWindow, threshold: circuitBreakerThreshold / 100)
     }
 
+    /// When transient failures halve the concurrency.
+    var overload: OverloadThreshold { OverloadThreshold(window: overloadWindow, share: overloadThreshold / 100) }
+
     func clientConfiguration(secret: SharedSecret) -> VerifyReceiptConfiguration {
         VerifyReceiptConfiguration(
             productionURL: productionURL, sandboxURL: sandboxURL, sharedSecret: secret,
@@ -79,6 +91,7 @@ struct AppStoreSettings {
         ["bundle_id": bundleID, "production_url": productionURL, "sandbox_url": sandboxURL,
          "concurrency": String(concurrency), "max_attempts": String(maxAttempts), "request_timeout": String(requestTimeout),
          "circuit_breaker": circuitBreaker == .off ? "off" : "\(circuitBreakerWindow) rows at \(circuitBreakerThreshold) %",
+         "overload": "\(overloadThreshold) % of \(overloadWindow) answers",
          "deadline": deadline.map { "\(Limits.seconds($0)) s" } ?? "none", "allow_insecure_http": String(allowInsecureHTTP)]
     }
 }

@@ -80,7 +80,7 @@ extension StatusPoller {
                 selection: selection, bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 maxRate: maxRate,
                 recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 },
-                circuitBreaker: appStore.breaker, deadline: appStore.deadline)
+                circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
             try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
         }
     }

@@ -57,7 +57,7 @@ extension StatusPoller {
             let job = PollJob.Configuration(
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
-                circuitBreaker: appStore.breaker, deadline: appStore.deadline)
+                circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
             try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job).execute()
         }
     }

@@ -72,17 +72,21 @@ import Testing
                 (["--circuit-breaker", "maybe"], "--circuit-breaker"),
                 (["--circuit-breaker-window", "0"], "--circuit-breaker-window must be between 1 and 10000 subscriptions, got 0."),
                 (["--circuit-breaker-threshold", "150"], "--circuit-breaker-threshold is a percentage above 0 and at most 100, got 150.0."),
+                (["--overload-threshold", "0"], "--overload-threshold is a percentage above 0 and at most 100, got 0.0."),
+                (["--overload-window", "20000"], "--overload-window must be between 1 and 10000 answers, got 20000."),
             ]
             for (flags, message) in bad {
                 let outcome = try await statusPoller(local + flags, environment: secret)
                 #expect(outcome.status == 2, "\(flags)")
                 #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
             }
-            let good = try await statusPoller(local + ["--deadline", "90m", "--circuit-breaker", "off", "--report", "json"], environment: secret)
+            let good = try await statusPoller(
+                local + ["--deadline", "90m", "--circuit-breaker", "off", "--overload-threshold", "35", "--overload-window", "50", "--report", "json"], environment: secret)
             #expect(good.status == 0, "\(good.stderr)")
             let options = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT options FROM poll_runs ORDER BY id DESC LIMIT 1") }
             #expect(options?.contains(#""deadline":"5400 s""#) == true, "\(options ?? "")")
             #expect(options?.contains(#""circuit_breaker":"off""#) == true)
+            #expect(options?.contains(#""overload":"35.0 % of 50 answers""#) == true, "\(options ?? "")")
         }
     }
 

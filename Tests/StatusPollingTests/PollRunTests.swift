@@ -240,26 +240,6 @@ import Testing
         }
     }
 
-    /// 503s make the run halve its concurrency, once per round of answers in flight: with four
-    /// rows answering 503 then 0, the answers come back in one round and cut 4 → 2 → 1.
-    @Test func throttledAnswersMakeTheRunBackOff() async throws {
-        try await withTemporaryDatabase { db in
-            try await ScriptedAppStore.withServer { server, production, sandbox in
-                for index in 0..<12 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
-                    let valid = ScriptedAppStore.Reply.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))
-                    await server.script("R\(index)", index < 4 ? [.http(503, body: "busy"), valid] : [valid])
-                }
-                let report = try await poll(db, production, sandbox, attempts: 2, concurrency: 4)
-                #expect(report.verified == 12)
-                #expect(report.retries == 4)
-                #expect(report.throttled == 4)
-                #expect(report.lowestConcurrency == 1)
-                #expect(report.exitCode == .success)
-            }
-        }
-    }
-
     @Test func sandboxSubscriptionsAreRememberedAndAskedInSandboxFirst() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in

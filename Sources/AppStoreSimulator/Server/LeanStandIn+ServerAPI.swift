@@ -6,9 +6,17 @@ import NIOCore
 extension LeanStandIn {
     /// The Server API routes of the stand-in: both endpoints under both bases.
     func addServerAPIRoutes(_ router: Router<BasicRequestContext>) {
+        // The Server API requests received, and the most in any one second (then counted afresh).
+        router.post("simulator/arrivals") { _, _ in
+            let (total, most) = serverAPIArrivals.take()
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"server_api_requests":\#(total),"most_in_one_second":\#(most)}"#)))
+        }
         for (prefix, environment) in [("", "Production"), ("sandbox/", "Sandbox")] {
             for endpoint in ServerAPIRequest.Endpoint.allCases {
                 router.get("\(prefix)\(endpoint.rawValue)/:transactionId") { request, context in
+                    serverAPIArrivals.arrived()
                     let id = context.parameters.get("transactionId") ?? ""
                     let (status, body) = serverAPIAnswer(endpoint, id: id, environment: environment, authorization: request.headers[.authorization], now: Date())
                     if latency > .zero { try await Task.sleep(for: latency) }

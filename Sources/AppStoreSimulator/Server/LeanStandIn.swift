@@ -14,7 +14,8 @@ import NIOCore
 /// the full simulator for correctness.
 ///
 /// It also answers the App Store Server API's two endpoints (see `LeanStandIn+ServerAPI.swift`):
-/// one active transaction per id, signed once and then served from a cache.
+/// one active transaction per id, signed once and then served from a cache; `POST
+/// /simulator/arrivals` answers how many arrived and the most in any one second.
 public struct LeanStandIn: Sendable {
     public var bundleID: String
     public var sharedSecret: String
@@ -26,6 +27,8 @@ public struct LeanStandIn: Sendable {
     /// The key bearer tokens must be signed with.
     public let serverAPIKey: SimulatedInAppPurchaseKey
     let cache = LeanAnswerCache()
+    /// When the Server API's requests arrived: `POST /simulator/arrivals` reads the busiest second.
+    let serverAPIArrivals = ArrivalWindow()
 
     public init(bundleID: String, sharedSecret: String, latency: Duration, appAppleID: Int64 = 1_234_567_890) {
         self.bundleID = bundleID

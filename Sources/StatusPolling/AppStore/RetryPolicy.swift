@@ -1,5 +1,10 @@
 /// Retries per receipt: exponential backoff with full jitter, so a receipt that keeps failing costs
 /// seconds, not minutes, and many failing receipts do not retry in lockstep.
+///
+/// The first wait is short (≤ 0.1 s): a row backing off holds no request slot, another row's
+/// request takes it, so the backoff does not lower the load on the store (the run's concurrency
+/// does that, on overload); it only spaces the attempts of one receipt, and every long wait would
+/// add to the end of the night.
 public struct RetryPolicy: Sendable {
     /// Attempts per receipt, the first included (1…10).
     public var maxAttempts: Int
@@ -15,7 +20,7 @@ public struct RetryPolicy: Sendable {
     public static let defaultMaxAttempts = 4
 
     public init(
-        maxAttempts: Int = Self.defaultMaxAttempts, initialBackoff: Duration = .milliseconds(500),
+        maxAttempts: Int = Self.defaultMaxAttempts, initialBackoff: Duration = .milliseconds(100),
         maxBackoff: Duration = .seconds(4), maxRetryAfter: Duration = .seconds(10)
     ) {
         self.maxAttempts = maxAttempts

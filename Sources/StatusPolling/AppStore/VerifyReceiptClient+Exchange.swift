@@ -13,6 +13,20 @@ extension VerifyReceiptClient {
         }
         var outcome: Outcome
         var deprecation: String?
+
+        /// What the exchange says about the store, for the run's concurrency: a `Retry-After` or
+        /// a 429 asks to slow down; a failure that may pass (a 5xx, a timeout, an outage page, a
+        /// status Apple says to retry) is transient; anything else is an answer.
+        var signal: AnswerSignal {
+            switch outcome {
+            case .transient(let failure, let retryAfter):
+                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient
+            case .answer(let response):
+                return response.status.retryDecision(isRetryable: response.isRetryable) == .retry ? .transient : .calm
+            case .permanent:
+                return .calm
+            }
+        }
     }
 
     /// The headers of every request; `Host` and `Content-Length` are added per request.

@@ -80,7 +80,10 @@ public final class VerifyReceiptClient: SubscriptionStatusSource {
         while true {
             try Task.checkCancellation()
             stats.requests += 1
-            let exchange = try await send(receipt: receipt, to: environment, logger: logger)
+            let exchange = try await RequestGate.send {
+                let exchange = try await send(receipt: receipt, to: environment, logger: logger)
+                return (exchange, exchange.signal)
+            }
             if stats.deprecation == nil { stats.deprecation = exchange.deprecation.map { DeprecationNotice(backend: .verifyReceipt, headers: $0) } }
             var failure: VerificationFailure
             var retryAfter: Duration? = nil
@@ -120,7 +123,7 @@ public final class VerifyReceiptClient: SubscriptionStatusSource {
             }
             let delay = configuration.retry.backoff(afterAttempt: attempt, jitter: jitter(), retryAfter: retryAfter)
             logger.debug("retrying", metadata: ["subscription.id": "\(subscriptionID ?? 0)", "reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
-            try await Task.sleep(for: delay)
+            try await RequestGate.backOff(for: delay)
             attempt += 1
             stats.retries += 1
         }

@@ -1,16 +1,16 @@
-/// The run loop's own bookkeeping: the backfill checkpoint, the rate limit and the concurrency.
+/// The run loop's own bookkeeping: the backfill checkpoint, the rate limit and the requests in flight.
 struct PipelineState {
     var checkpoints: CheckpointTracker
     /// Apple's deprecation headers are logged once per run.
     var deprecationLogged = false
-    /// How many requests may be in flight now.
-    var limit: ConcurrencyLimit
+    /// The requests in flight and the concurrency they may reach, shared with the rows' tasks.
+    let gate: RequestGate
     private var pacer: RatePacer
 
-    init(resumeAfter: Int64, maxRate: Double?, concurrency: Int) {
+    init(resumeAfter: Int64, maxRate: Double?, concurrency: Int, overload: OverloadThreshold) {
         checkpoints = CheckpointTracker(after: resumeAfter)
         pacer = RatePacer(perSecond: maxRate)
-        limit = ConcurrencyLimit(ceiling: concurrency)
+        gate = RequestGate(limit: ConcurrencyLimit(ceiling: concurrency, threshold: overload))
     }
 
     /// Waits for the next start slot under `--max-rate`.

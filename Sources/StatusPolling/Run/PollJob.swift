@@ -42,11 +42,14 @@ public struct PollJob: Sendable {
         public var circuitBreaker: CircuitBreaker?
         /// How long the run may take before it stops starting rows (nil: no limit).
         public var deadline: Duration?
+        /// When transient failures stop being noise and the concurrency is halved.
+        public var overload: OverloadThreshold
 
         public init(
             selection: Selection, bundleID: String, nowMs: Int64, concurrency: Int = PollRun.Configuration.defaultConcurrency,
             dryRun: Bool = false, maxRate: Double? = nil, recordedOptions: [String: String] = [:], metricsFile: String? = nil,
-            handlesSignals: Bool = true, showsProgress: Bool = true, circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil
+            handlesSignals: Bool = true, showsProgress: Bool = true, circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil,
+            overload: OverloadThreshold = OverloadThreshold()
         ) {
             self.selection = selection
             self.bundleID = bundleID
@@ -60,6 +63,7 @@ public struct PollJob: Sendable {
             self.showsProgress = showsProgress
             self.circuitBreaker = circuitBreaker
             self.deadline = deadline
+            self.overload = overload
         }
 
         var mode: RunMode {
@@ -149,7 +153,7 @@ public struct PollJob: Sendable {
             configuration: .init(
                 bundleID: configuration.bundleID, nowMs: configuration.nowMs, selection: plan.selection, concurrency: configuration.concurrency,
                 dryRun: configuration.dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: configuration.maxRate,
-                circuitBreaker: configuration.circuitBreaker, deadline: configuration.deadline),
+                circuitBreaker: configuration.circuitBreaker, deadline: configuration.deadline, overload: configuration.overload),
             store: store, source: source, logger: logger, stop: stop, progress: { progress?.update($0) })
         let report = await run.run()
         progress?.finish()

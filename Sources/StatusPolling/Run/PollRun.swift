@@ -4,7 +4,8 @@ import Logging
 /// and write the results in batched transactions.
 ///
 /// The stages are bounded — the due ids (8 bytes a row) and one page of rows read ahead,
-/// `concurrency` requests in flight, one batch being written and at most ``Configuration/maxPending``
+/// `concurrency` requests in flight (and at most ``Configuration/maxRowsInProgress`` rows started,
+/// those sleeping out a retry's backoff included), one batch being written and at most ``Configuration/maxPending``
 /// answers waiting for it (no new row starts beyond that) — so memory follows the concurrency, and
 /// a crash loses at most the answers in flight and those not yet written, which the next run asks
 /// for again.
@@ -21,9 +22,15 @@ public struct PollRun: Sendable {
         /// The run's clock, ms since 1970: selection windows and bookkeeping use it.
         public var nowMs: Int64
         public var selection: RowSelection
-        /// Receipts verified at once, at most; the run backs off below it while the App Store
-        /// answers 429, 5xx or a retryable status.
+        /// Requests in flight, at most; the run backs off below it when the App Store answers 429
+        /// or `Retry-After`, or when transient failures pass `overload`'s share of recent answers.
+        /// A row sleeping out a retry's backoff holds no request.
         public var concurrency: Int
+        /// When transient failures stop being noise and the concurrency is halved.
+        public var overload: OverloadThreshold
+        /// Rows started and not finished, at most, those sleeping out a backoff included: room for
+        /// the retries of a stretch of failures without starting rows without bound.
+        var maxRowsInProgress: Int { 2 * concurrency + 16 }
         /// Rows read per page of the selection.
         public var pageSize: Int
         /// Results written per transaction, at most.
@@ -53,12 +60,13 @@ public struct PollRun: Sendable {
             bundleID: String, nowMs: Int64, selection: RowSelection = .nightly(SelectionWindows()), concurrency: Int = Self.defaultConcurrency,
             pageSize: Int = 500, batchSize: Int = 100, flushInterval: Duration = .milliseconds(50), dryRun: Bool = false,
             runID: Int64? = nil, resumeAfter: Int64 = 0, maxRate: Double? = nil, stopGrace: Duration = .seconds(3),
-            circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil
+            circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil, overload: OverloadThreshold = OverloadThreshold()
         ) {
             self.bundleID = bundleID
             self.nowMs = nowMs
             self.selection = selection
             self.concurrency = concurrency
+            self.overload = overload
             self.pageSize = pageSize
             self.batchSize = batchSize
             self.flushInterval = flushInterval
@@ -109,6 +117,8 @@ public struct PollRun: Sendable {
         case deadlinePassed
         /// The oldest pending result has waited `flushInterval`.
         case flushDue
+        /// The gate may have room for another row: one began backing off, or the limit grew.
+        case roomChanged
         /// A batch was written (or, in a dry run, checked); `fatal` when the database failed.
         case written([WrittenRow], fatal: StoreError?)
     }
@@ -127,7 +137,9 @@ public struct PollRun: Sendable {
     public func run() async -> RunReport {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
-        var state = PipelineState(resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate, concurrency: configuration.concurrency)
+        var state = PipelineState(
+            resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate, concurrency: configuration.concurrency,
+            overload: configuration.overload)
         var breaker = configuration.circuitBreaker.map(CircuitBreaker.Record.init)
         /// Why the run itself stopped starting rows (the breaker tripped, the deadline passed).
         var halt: Halt?
@@ -158,7 +170,10 @@ public struct PollRun: Sendable {
                         return .stopDeadline
                     }
                 }
+                /// Rows started and not finished: in a request, waiting for one, or backing off.
                 var inFlight = 0
+                let gate = state.gate
+                var watchingRoom = false
                 var pending: [RowResult] = []
                 let maxPending = configuration.maxPending
                 var writing = false
@@ -168,7 +183,9 @@ public struct PollRun: Sendable {
                     await state.pace()
                     state.checkpoints.dispatched(row.id)
                     group.addTask {
-                        do { return .result(try await verify(row)) } catch is CancellationError { return .abandoned }
+                        do {
+                            return .result(try await RequestGate.$current.withValue(gate) { try await verify(row) })
+                        } catch is CancellationError { return .abandoned }
                     }
                     inFlight += 1
                     return true
@@ -194,7 +211,25 @@ public struct PollRun: Sendable {
                         return .flushDue
                     }
                 }
-                while inFlight < state.limit.current, try await startNext() {}
+                /// Starts rows while the requests they may send fit the gate: rows backing off send
+                /// none. When the gate is full, waits for it to change (a row backing off, the limit
+                /// growing) as well as for answers.
+                func fill() async throws {
+                    while true {
+                        let room = gate.snapshot
+                        guard inFlight - room.backingOff < room.limit.current, inFlight < configuration.maxRowsInProgress else {
+                            guard !watchingRoom, inFlight > 0, halt == nil, !stop.isRequested else { return }
+                            watchingRoom = true
+                            group.addTask {
+                                await gate.waitForChange(since: room.version)
+                                return .roomChanged
+                            }
+                            return
+                        }
+                        guard try await startNext() else { return }
+                    }
+                }
+                try await fill()
                 // The outer loop: on a store shared by several workers, once this run's rows are
                 // written, it waits for rows other workers still hold (one may have died).
                 let deadlineAt = configuration.deadline.map { started + $0 }
@@ -203,7 +238,6 @@ public struct PollRun: Sendable {
                         switch event {
                         case .result(let result):
                             inFlight -= 1
-                            state.limit.record(throttled: result.stats.throttled > 0)
                             if !state.deprecationLogged, let notice = result.stats.deprecation {
                                 logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
                                 state.deprecationLogged = true
@@ -216,18 +250,21 @@ public struct PollRun: Sendable {
                                 _ = breaker?.record(nil)
                             }
                             if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                            while inFlight < state.limit.current, try await startNext() {}
+                            try await fill()
                         case .flushDue:
                             flushTimerArmed = false
                             if !writing, !pending.isEmpty { flush() }
-                            while inFlight < state.limit.current, try await startNext() {}
+                            try await fill()
                         case .written(let written, let fatal):
                             writing = false
                             for row in written { count(row, into: &report) }
                             if let fatal { haltRun(.storeFailed(fatal.description)) }
                             progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
                             if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                            while inFlight < state.limit.current, try await startNext() {}
+                            try await fill()
+                        case .roomChanged:
+                            watchingRoom = false
+                            try await fill()
                         case .abandoned:
                             inFlight -= 1
                             report.abandoned += 1
@@ -246,7 +283,7 @@ public struct PollRun: Sendable {
                     guard halt == nil, !stop.isRequested,
                         try await rows.awaitPeers(stopping: { stop.isRequested || deadlineAt.map { elapsed() >= $0 } == true })
                     else { break outer }
-                    while inFlight < state.limit.current, try await startNext() {}
+                    try await fill()
                 }
                 group.cancelAll()
                 if !pending.isEmpty {
@@ -278,8 +315,9 @@ public struct PollRun: Sendable {
         }
         report.durationSeconds = Double((elapsed() - started).milliseconds) / 1000
         report.checkpoint = state.checkpoints.checkpoint
-        report.throttled = state.limit.throttled
-        report.lowestConcurrency = state.limit.lowest
+        let limit = state.gate.snapshot.limit
+        report.throttled = limit.throttled
+        report.lowestConcurrency = limit.lowest
         if let runID = configuration.runID, !configuration.dryRun {
             let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished
             do {

@@ -33,7 +33,7 @@ extension RunReport {
         }
         lines.append(Self.row("requests", "\(requests)  (retries \(retries))"))
         if throttled > 0 {
-            lines.append(Self.row("throttled", "\(throttled) answers asked to slow down; concurrency backed off to \(lowestConcurrency) at the lowest"))
+            lines.append(Self.row("throttled", "\(throttled) answers failed in a way that may pass or asked to slow down; concurrency \(lowestConcurrency) at the lowest"))
         }
         lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
         if let aborted { lines.append(Self.row("ABORTED", aborted)) }

@@ -1,20 +1,30 @@
 import Synchronization
 
-/// Keeps requests under the App Store Server API's limit: never more than `perSecond` sends in any
-/// one-second window, the first second and retries included. Each request reserves a send time
-/// at least a second after the one `perSecond` reservations before it, so any `perSecond + 1`
-/// consecutive sends span a second or more. A 429 halves the rate for the rest of the run (once
-/// per second at most, so one overload answered by many 429s counts once; never below a tenth of
-/// the configured rate), and its `Retry-After` holds every request back until then.
+/// Keeps requests under the App Store Server API's limit: never more than `perSecond` in any
+/// one-second window, the first second and retries included, as the server counts them.
+///
+/// Requests are spaced evenly, one every `1 s ÷ perSecond` (a generic cell rate algorithm with no
+/// burst): each reserves the next free slot in arrival order, and when its slot comes it goes only
+/// if the request before it actually left at least one spacing earlier, else it waits for that.
+/// A request that wakes late therefore delays the next ones instead of meeting them in a burst, so
+/// any `perSecond + 1` consecutive requests span a second or more whatever the scheduling jitter.
+/// A 429 halves the rate for the rest of the run (once per second at most, so one overload
+/// answered by many 429s counts once; never below a tenth of the configured rate), and its
+/// `Retry-After` holds every request back until then.
 public final class RequestRateLimiter: Sendable {
     struct State {
         var perSecond: Int
         /// The lowest a 429 can take the rate.
         let floor: Int
         var lastLowered: ContinuousClock.Instant?
-        /// The last `perSecond` reserved send times, oldest first.
-        var recent: [ContinuousClock.Instant] = []
+        /// The next free slot (the algorithm's theoretical arrival time).
+        var nextSlot: ContinuousClock.Instant?
+        /// When the last request actually left.
+        var lastSent: ContinuousClock.Instant?
         var notBefore: ContinuousClock.Instant?
+
+        /// The least time between two requests.
+        var spacing: Duration { .seconds(1) / perSecond }
     }
 
     private let state: Mutex<State>
@@ -26,22 +36,33 @@ public final class RequestRateLimiter: Sendable {
     /// The rate in effect now.
     public var perSecond: Int { state.withLock { $0.perSecond } }
 
-    /// Waits for this request's slot. Throws only `CancellationError`.
+    /// Waits for this request's turn. Throws only `CancellationError`.
     public func acquire() async throws {
-        let slot = reserve(now: .now)
-        if slot > .now { try await Task.sleep(until: slot, clock: .continuous) }
+        var slot = reserve(now: .now)
+        while true {
+            if slot > .now { try await Task.sleep(until: slot, clock: .continuous) }
+            guard let later = depart(now: .now) else { return }
+            slot = later
+        }
     }
 
-    /// Reserves the earliest send time at or after `now` that keeps the limit.
+    /// Reserves the next free slot at or after `now` (and after any `Retry-After`).
     func reserve(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         state.withLock { state in
-            var slot = max(now, state.notBefore ?? now, state.recent.last ?? now)
-            if state.recent.count >= state.perSecond {
-                slot = max(slot, state.recent[state.recent.count - state.perSecond] + .seconds(1))
-            }
-            state.recent.append(slot)
-            if state.recent.count > state.perSecond { state.recent.removeFirst(state.recent.count - state.perSecond) }
+            let slot = max(now, state.nextSlot ?? now, state.notBefore ?? now)
+            state.nextSlot = slot + state.spacing
             return slot
+        }
+    }
+
+    /// Lets a request leave at `now` and records it, or returns the earliest time it may leave: one
+    /// spacing after the last request actually left, and not before a `Retry-After`.
+    func depart(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { state in
+            let earliest = max(state.lastSent.map { $0 + state.spacing } ?? now, state.notBefore ?? now)
+            guard now >= earliest else { return earliest }
+            state.lastSent = now
+            return nil
         }
     }
 

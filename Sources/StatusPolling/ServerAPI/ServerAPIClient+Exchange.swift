@@ -14,6 +14,25 @@ extension ServerAPIClient {
         case unauthorized
         case transient(VerificationFailure, retryAfter: Duration?)
         case permanent(VerificationFailure)
+
+        /// What the exchange says about the store, for the run's concurrency: a 429, Apple's
+        /// 4290000 or a `Retry-After` asks to slow down; a 5xx, a timeout or a code Apple says to
+        /// retry is transient; anything else is an answer.
+        var signal: AnswerSignal {
+            switch self {
+            case .ok, .unauthorized, .permanent:
+                return .calm
+            case .apple(let code, let httpStatus, let retryAfter):
+                if retryAfter != nil || httpStatus == 429 || code == ServerAPIErrorCode.rateLimitExceeded.rawValue { return .overload }
+                switch ServerAPIErrorCode(rawValue: code)?.handling {
+                case .retry?, .retryLater?: return .transient
+                case .otherEnvironment?, .refusesApp?: return .calm
+                case nil: return httpStatus >= 500 ? .transient : .calm
+                }
+            case .transient(let failure, let retryAfter):
+                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient
+            }
+        }
     }
 
     /// Sends one GET for `path` to `environment`'s base URL, in the rate limit. Throws only

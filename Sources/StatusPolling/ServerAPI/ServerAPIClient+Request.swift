@@ -17,7 +17,11 @@ extension ServerAPIClient {
             var failure: VerificationFailure
             var wait: Duration?
             var floor: Duration = .zero
-            switch try await send(path: path, to: environment) {
+            let exchange = try await RequestGate.send {
+                let exchange = try await send(path: path, to: environment)
+                return (exchange, exchange.signal)
+            }
+            switch exchange {
             case .ok(let body, let httpStatus):
                 do {
                     return try JSONDecoder().decode(Answer.self, from: Data(body.readableBytesView))
@@ -53,7 +57,7 @@ extension ServerAPIClient {
             guard failure.isTransient, attempt < configuration.retry.maxAttempts else { throw failure }
             let delay = max(floor, configuration.retry.backoff(afterAttempt: attempt, jitter: jitter(), retryAfter: wait))
             logger.debug("retrying", metadata: ["subscription.id": "\(subscriptionID)", "reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
-            try await Task.sleep(for: delay)
+            try await RequestGate.backOff(for: delay)
             attempt += 1
             stats.retries += 1
         }

@@ -5,16 +5,48 @@ import Testing
 /// The rate limit as arithmetic on reserved send times (no sleeping), and over real HTTP as a
 /// lower bound on the time a run takes.
 @Suite struct RequestRateLimiterTests {
-    /// However requests arrive, no one-second window holds more than the rate: any rate + 1
-    /// consecutive sends span a second or more, the first second included.
-    @Test func noWindowHoldsMoreThanTheRate() {
+    /// Requests are spaced evenly from the first: one every 1 ÷ rate seconds, in arrival order.
+    @Test func reservationsAreSpacedEvenly() {
         let limiter = RequestRateLimiter(perSecond: 5)
         let start = ContinuousClock.now
-        var slots: [ContinuousClock.Instant] = []
-        for index in 0..<40 { slots.append(limiter.reserve(now: start + .milliseconds(index * 7))) }
-        #expect(slots.prefix(5).allSatisfy { $0 < start + .milliseconds(50) })
-        for index in 5..<slots.count { #expect(slots[index] - slots[index - 5] >= .seconds(1)) }
-        #expect(slots.last! - start >= .seconds(7))
+        let slots = (0..<12).map { limiter.reserve(now: start + .milliseconds($0 * 7)) }
+        #expect(slots.first == start)
+        for index in 1..<slots.count { #expect(slots[index] - slots[index - 1] == .milliseconds(200)) }
+        // A request after a quiet spell goes at once.
+        #expect(limiter.reserve(now: start + .seconds(10)) == start + .seconds(10))
+    }
+
+    /// However late each request wakes for its slot (up to 40 ms here, at seeded random), the
+    /// requests leave one spacing apart at least, so no one-second window holds more than the
+    /// rate: every rate + 1 consecutive departures span a second or more, the first second included.
+    @Test(arguments: [5, 20, 50])
+    func noWindowHoldsMoreThanTheRateDespiteLateWakeUps(rate: Int) {
+        let limiter = RequestRateLimiter(perSecond: rate)
+        let start = ContinuousClock.now
+        var random = SplitMix(seed: UInt64(rate))
+        func late() -> Duration { .microseconds(Int64(random.nextUnit() * 40_000)) }
+        // Requests arrive in bursts of 16; each sleeps to its slot and wakes late by a jitter.
+        var wakeUps: [(at: ContinuousClock.Instant, request: Int)] = (0..<(rate * 6)).map { index in
+            let arrival = start + .milliseconds((index / 16) * 100)
+            return (limiter.reserve(now: arrival) + late(), index)
+        }
+        var departures: [ContinuousClock.Instant] = []
+        while !wakeUps.isEmpty {
+            let next = wakeUps.indices.min { wakeUps[$0].at < wakeUps[$1].at }!
+            let wakeUp = wakeUps.remove(at: next)
+            if let later = limiter.depart(now: wakeUp.at) {
+                wakeUps.append((later + late(), wakeUp.request))
+            } else {
+                departures.append(wakeUp.at)
+            }
+        }
+        #expect(departures.count == rate * 6)
+        for index in rate..<departures.count {
+            #expect(departures[index] - departures[index - rate] >= .seconds(1))
+        }
+        for index in 1..<departures.count {
+            #expect(departures[index] - departures[index - 1] >= .seconds(1) / rate)
+        }
     }
 
     /// Halved once per second at most (a burst of 429s is one overload), never below a tenth.
@@ -31,7 +63,7 @@ import Testing
         #expect(RequestRateLimiter(perSecond: 1).throttled(retryAfter: nil) == 1)
     }
 
-    /// 12 rows at 5 requests/s cannot take less than (12 − 5) / 5 = 1.4 s.
+    /// 12 rows at 5 requests/s, one every 200 ms, cannot take less than 11 × 200 ms.
     @Test func aRunKeepsTheRate() async throws {
         let answers = ServerAPIAnswers(pki: try TestPKI())
         try await ScriptedServerAPI.withServer { server, production, sandbox in
@@ -44,7 +76,7 @@ import Testing
                     }
                     try await group.waitForAll()
                 }
-                #expect(ContinuousClock.now - start >= .milliseconds(1400))
+                #expect(ContinuousClock.now - start >= .milliseconds(2200))
             }
             #expect(await server.received.count == 12)
         }
