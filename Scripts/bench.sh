@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -123,14 +123,20 @@ start_standin() {
   local out="$logs/standin-L$1.out"
   "$bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:$1ms" --bundle-id "$bundle" > "$out" 2> "$logs/standin-L$1.err" &
   standin_pid=$!
-  url=""
-  for _ in $(seq 100); do
-    url=$(awk '$1 == "production" { print $2 }' "$out")
-    [ -n "$url" ] && break
-    kill -0 "$standin_pid" 2>/dev/null || { cat "$logs/standin-L$1.err" >&2; echo "error: the stand-in exited" >&2; exit 1; }
+  url=$(await_endpoint production "$out" "$logs/standin-L$1.err" 10)
+}
+# await_endpoint NAME OUT ERR SECONDS: the URL the simulator at $standin_pid prints on the line
+# NAME of OUT, once it listens; exits the bench if it dies (showing ERR) or takes longer.
+await_endpoint() {
+  local name="$1" out="$2" err="$3" seconds="$4" found=""
+  for _ in $(seq $((seconds * 10))); do
+    found=$(awk -v name="$name" '$1 == name { print $2 }' "$out")
+    [ -n "$found" ] && { echo "$found"; return; }
+    kill -0 "$standin_pid" 2>/dev/null || { cat "$err" >&2; echo "error: the simulator exited" >&2; exit 1; }
     sleep 0.1
   done
-  [ -n "$url" ] || { echo "error: the stand-in printed no URL in 10 s" >&2; exit 1; }
+  echo "error: the simulator printed no $name URL in $seconds s" >&2
+  exit 1
 }
 stop_standin() {
   kill "$standin_pid" 2>/dev/null || true

@@ -20,14 +20,7 @@ faults_case() {
     "$bin" simulate --host 127.0.0.1 --port 0 --subscribers "$rows" --seed 42 --start "$now_iso" --latency "fixed:${l}ms" \
       --bundle-id "$bundle" --enrolment-file "$enrolment" "${fault_args[@]}" > "$out" 2> "$logs/simulator-$name.err" &
     standin_pid=$!
-    url=""
-    for _ in $(seq 600); do
-      url=$(awk '$1 == "production" { print $2 }' "$out")
-      [ -n "$url" ] && break
-      kill -0 "$standin_pid" 2>/dev/null || { cat "$logs/simulator-$name.err" >&2; echo "error: the simulator exited" >&2; exit 1; }
-      sleep 0.1
-    done
-    [ -n "$url" ] || { echo "error: the simulator printed no URL in 60 s" >&2; exit 1; }
+    url=$(await_endpoint production "$out" "$logs/simulator-$name.err" 60)
     if [ ! -f "$template" ]; then
       "$poller_bin" migrate --database "$template" > /dev/null
       sqlite3 "$template" ".import --csv $enrolment enrolment" \

@@ -27,13 +27,8 @@ SQL
   local out="$logs/standin-server-api.out"
   "$bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:${l}ms" --bundle-id "$bundle" --key-dir "$keys" > "$out" 2> "$logs/standin-server-api.err" &
   standin_pid=$!
-  local base=""
-  for _ in $(seq 100); do
-    base=$(awk '$1 == "server-api" { print $2 }' "$out")
-    [ -n "$base" ] && break
-    sleep 0.1
-  done
-  [ -n "$base" ] || { echo "error: the stand-in printed no Server API URL in 10 s" >&2; exit 1; }
+  local base
+  base=$(await_endpoint server-api "$out" "$logs/standin-server-api.err" 10)
   local key_id issuer
   key_id=$(awk '$1 == "key" && $2 == "id" { print $3 }' "$out")
   issuer=$(awk '$1 == "issuer" && $2 == "id" { print $3 }' "$out")
