@@ -53,6 +53,9 @@ extension Demo.Outcome {
         lines.append("")
         lines.append("Truth check after the final, fault-free night: \(agreeing.formatted()) / \(check.rows.formatted()) subscriptions agree")
         lines.append("  (\(check.verifiedTonight.formatted()) verified tonight and equal to the App Store now; \(check.untouched.formatted()) not due tonight and equal to it at their last verification; \(check.current.formatted()) equal to it now).")
+        lines.append("Rows that differ from the App Store now and that no later night will select (the poller stopped watching them): \(check.unwatched.count)")
+        for row in check.unwatched.prefix(20) { lines.append("  \(row)") }
+        if check.unwatched.count > 20 { lines.append("  … and \(check.unwatched.count - 20) more") }
         let all = disagreements
         if all.isEmpty {
             lines.append("Every row agreed with the simulator's truth after every night.")

@@ -29,6 +29,9 @@ public enum Demo {
         public var simulator: SimulatorStatistics
         public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
         public var final: TruthCheck { nights.last!.check }
+        /// Whether the demo passed: every row agreed after every night, and after the last one no
+        /// row that differs from the App Store is left unwatched.
+        public var passed: Bool { disagreements.isEmpty && final.unwatched.isEmpty }
     }
 
     /// Plays the demo; `progress` receives each night as it ends. With `workers`, they play each
@@ -89,7 +92,7 @@ public enum Demo {
                     } else {
                         let job = PollJob(
                             configuration: .init(
-                                selection: .nightly(SelectionWindows()), bundleID: population.configuration.bundleID, nowMs: clock,
+                                selection: .nightly(configuration.windows), bundleID: population.configuration.bundleID, nowMs: clock,
                                 concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
                                 handlesSignals: false, showsProgress: false),
                             database: database, source: try makeSource(), logger: logger)
@@ -98,7 +101,8 @@ public enum Demo {
                         run = NightRun(report: report, exitCode: outcome.exitCode)
                     }
                     let (check, after) = try await TruthCheck.run(
-                        store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt)
+                        store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
+                        windows: configuration.windows)
                     let night = Night(
                         number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
                         workers: run.workers)

@@ -6,6 +6,11 @@ import StatusPolling
 /// - A row verified tonight must equal the truth at tonight's clock, column by column.
 /// - A row whose verification failed tonight must hold exactly what it held before the run.
 /// - A row not selected tonight must be unchanged, and equal the truth at its last verification.
+///
+/// The last rule is what status polling promises between nights, provided a later night selects
+/// the row again. A row that differs from the truth now and that no later night will select (the
+/// windows move forward, the row's columns stay) is one the poller has silently stopped watching:
+/// those are counted apart, in ``unwatched``, and the demo fails on them.
 public struct TruthCheck: Sendable {
     /// One row that does not hold what it should.
     public struct Disagreement: Sendable, CustomStringConvertible {
@@ -29,15 +34,27 @@ public struct TruthCheck: Sendable {
     /// left them as they were. Never a revoke: their columns are what Apple said last time.
     public var deniedByFailure = 0
     public var disagreements: [Disagreement] = []
+    /// Rows that differ from the truth now and that no later night selects, given the windows.
+    public var unwatched: [Disagreement] = []
     /// Whether the backend hands out receipts (verifyReceipt's `latest_receipt`): then a verified
     /// row must hold Apple's latest. The Server API returns none, and the row keeps the one uploaded.
     public var receiptsFromBackend = true
 
-    /// Walks the table page by page. `before` holds each row's contract columns before tonight's run.
+    /// The bounds of the next night's selection, for ``unwatched``.
+    var nextNight: SelectionWindows.Bounds
+
+    init(clockMs: Int64, windows: SelectionWindows = SelectionWindows()) {
+        self.clockMs = clockMs
+        nextNight = windows.bounds(nowMs: clockMs + DemoConfiguration.dayMs)
+    }
+
+    /// Walks the table page by page. `before` holds each row's contract columns before tonight's
+    /// run; `windows` are the nightly selection's.
     public static func run(
-        store: any SubscriberDirectory, population: Population, clockMs: Int64, before: [Int64: SubscriptionState], receiptsFromBackend: Bool = true
+        store: any SubscriberDirectory, population: Population, clockMs: Int64, before: [Int64: SubscriptionState], receiptsFromBackend: Bool = true,
+        windows: SelectionWindows = SelectionWindows()
     ) async throws -> (TruthCheck, [Int64: SubscriptionState]) {
-        var check = TruthCheck(clockMs: clockMs)
+        var check = TruthCheck(clockMs: clockMs, windows: windows)
         check.receiptsFromBackend = receiptsFromBackend
         var after: [Int64: SubscriptionState] = [:]
         var cursor: Int64 = 0
@@ -60,6 +77,10 @@ public struct TruthCheck: Sendable {
         }
         let truthNow = subscriber.entitlement(originalTransactionID: row.state.originalTransactionID, at: clockMs)
         if let truthNow, Self.state(truthNow) == row.state { current += 1 }
+        if let truthNow, Self.state(truthNow) != row.state, !nextNight.selectsNowOrLater(row.state, receiptUploaded: row.receiptUploaded) {
+            let differences = Self.differences(row.state, Self.state(truthNow)).joined(separator: ", ")
+            unwatched.append(.init(subscriptionID: row.id, userID: row.userID, what: "differs from the App Store now (\(differences)) and no later night selects it"))
+        }
         if let truthNow, truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { deniedByFailure += 1 }
 
         if bookkeeping.lastVerifiedAt == clockMs {

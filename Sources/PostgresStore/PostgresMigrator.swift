@@ -16,8 +16,9 @@ enum PostgresMigrator {
         return try await connection.query("SELECT identifier FROM schema_migrations ORDER BY applied_order", logger: logger).decode(String.self).collect()
     }
 
-    /// Applies what is missing; returns what it applied. Refuses a database migrated by a newer binary.
-    static func migrate(_ connector: PostgresConnector) async throws -> [String] {
+    /// Applies what is missing (up to and including `last`, for tests of an upgrade; nil: every
+    /// migration); returns what it applied. Refuses a database migrated by a newer binary.
+    static func migrate(_ connector: PostgresConnector, upTo last: String? = nil) async throws -> [String] {
         let logger = connector.logger
         return try await connector.transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
@@ -31,7 +32,8 @@ enum PostgresMigrator {
             let done = try await applied(connection, logger: logger)
             try refuseNewer(done, name: connector.location.name)
             var applied: [String] = []
-            for (order, migration) in PostgresSchema.migrations.enumerated() where !done.contains(migration.identifier) {
+            let wanted = PostgresSchema.migrations.prefix { $0.identifier != last }.count + (last == nil ? 0 : 1)
+            for (order, migration) in PostgresSchema.migrations.prefix(wanted).enumerated() where !done.contains(migration.identifier) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

@@ -1,3 +1,5 @@
+import StatusPolling
+
 /// The versioned schema of the PostgreSQL store: the same contract as the SQLite store (the
 /// `subscriptions` columns, the `entitlements` view, the upload trigger, the run history and the
 /// audit trail, with the same names and meanings, times in ms since 1970 and flags as 0/1), so a
@@ -166,6 +168,20 @@ enum PostgresSchema {
             "ALTER TABLE subscriptions ADD COLUMN lease_run BIGINT",
             "ALTER TABLE subscriptions ADD COLUMN lease_expires_at TIMESTAMPTZ",
             "CREATE INDEX subscriptions_lease_run ON subscriptions(lease_run) WHERE lease_run IS NOT NULL",
+        ]),
+        Migration(identifier: "v4: hear the end of billing retry, and a user's every row on an upload", statements: [
+            // Before this version a row in billing retry left the selection 60 days past expiry,
+            // the night before Apple's final answer, and kept saying billing_retry for good. Every
+            // row whose retry Apple has ended by now is marked due once (the flag the selection
+            // reads for an uploaded receipt): the next night records how its retry ended.
+            """
+            UPDATE subscriptions SET receipt_uploaded = 1
+            WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - \(SelectionWindows.appleBillingRetryPeriod.milliseconds)
+            """,
+            // An uploaded receipt makes every row of its user due (a sibling row's chain may have
+            // changed with it): the uploaded rows' users, from an index of their own.
+            "DROP INDEX subscriptions_receipt_uploaded",
+            "CREATE INDEX subscriptions_uploaded_user ON subscriptions(user_id) WHERE receipt_uploaded = 1",
         ]),
     ]
 }

@@ -6,12 +6,14 @@ import StatusPolling
 extension PostgresSubscriptionStore {
     /// The nightly selection: a union of index-backed terms, one per window, so finding the due
     /// rows reads index entries of due rows only (`SelectionWindows.Bounds.selects` states the
-    /// same rule in Swift). Public for the plan test.
+    /// same rule in Swift, row by row). An uploaded receipt makes every row of its user due: a
+    /// receipt lists all of the user's chains, and a sibling row's chain may have changed with it.
+    /// Public for the plan test.
     public static func nightlyDueIDsSQL(_ windows: SelectionWindows, nowMs: Int64) -> String {
         let b = windows.bounds(nowMs: nowMs)
         return """
             SELECT id FROM subscriptions WHERE original_transaction_id IS NULL
-            UNION SELECT id FROM subscriptions WHERE receipt_uploaded = 1
+            UNION SELECT id FROM subscriptions WHERE user_id IN (SELECT user_id FROM subscriptions WHERE receipt_uploaded = 1)
             UNION SELECT id FROM subscriptions WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
             UNION SELECT id FROM subscriptions WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
             UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)

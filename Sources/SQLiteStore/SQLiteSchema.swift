@@ -1,4 +1,5 @@
 import GRDB
+import StatusPolling
 
 /// The versioned schema. Each migration is named and never edited once released; add a new one
 /// for every change. The web service depends on the contract columns and the `entitlements` view.
@@ -143,6 +144,22 @@ enum SQLiteSchema {
             try db.execute(sql: """
                 ALTER TABLE subscriptions ADD COLUMN last_status_backend TEXT;
                 ALTER TABLE subscription_events ADD COLUMN status_backend TEXT;
+                """)
+        }
+        migrator.registerMigration("v5: hear the end of billing retry, and a user's every row on an upload") { db in
+            // Before this version a row in billing retry left the selection 60 days past expiry,
+            // the night before Apple's final answer, and kept saying billing_retry for good. Every
+            // row whose retry Apple has ended by now is marked due once (the flag the selection
+            // reads for an uploaded receipt): the next night records how its retry ended.
+            try db.execute(sql: """
+                UPDATE subscriptions SET receipt_uploaded = 1
+                WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - \(SelectionWindows.appleBillingRetryPeriod.milliseconds);
+                """)
+            // An uploaded receipt makes every row of its user due (a sibling row's chain may have
+            // changed with it): the uploaded rows' users, from an index of their own.
+            try db.execute(sql: """
+                DROP INDEX subscriptions_receipt_uploaded;
+                CREATE INDEX subscriptions_uploaded_user ON subscriptions(receipt_uploaded, user_id) WHERE receipt_uploaded = 1;
                 """)
         }
         return migrator

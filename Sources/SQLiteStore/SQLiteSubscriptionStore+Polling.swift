@@ -5,7 +5,9 @@ import StatusPolling
 extension SQLiteSubscriptionStore {
     /// The ids of a selection. The nightly one is a union of index-backed terms, one per window, so
     /// that finding the due rows reads index entries of due rows only (`SelectionWindows.Bounds
-    /// .selects` states the same rule in Swift). Public for the plan test.
+    /// .selects` states the same rule in Swift, row by row). An uploaded receipt makes every row of
+    /// its user due: a receipt lists all of the user's chains, and a sibling row's chain (another
+    /// group, enrolled as `discovered`) may have changed with it. Public for the plan test.
     public static func dueIDsQuery(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) -> SQL {
         switch selection {
         case .nightly(let windows):
@@ -16,8 +18,8 @@ extension SQLiteSubscriptionStore {
             return """
                 SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
                     WHERE original_transaction_id IS NULL
-                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_receipt_uploaded
-                    WHERE receipt_uploaded = 1
+                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_user_id
+                    WHERE user_id IN (SELECT user_id FROM subscriptions INDEXED BY subscriptions_uploaded_user WHERE receipt_uploaded = 1)
                 UNION SELECT id FROM subscriptions INDEXED BY subscriptions_expires_at
                     WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
                 UNION SELECT id FROM subscriptions INDEXED BY subscriptions_billing_retry

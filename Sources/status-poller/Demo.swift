@@ -86,7 +86,7 @@ extension StatusPoller {
             let query = "\"SELECT state, count(*) FROM entitlements GROUP BY state\""
             let inspect = Composition.isPostgres(database) ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
             say("\nInspect it: \(inspect)")
-            if !outcome.disagreements.isEmpty { throw ExitCode(1) }
+            if !outcome.passed { throw ExitCode(1) }
         }
 
         /// With --workers above 1, the worker processes and a private directory for their outputs,

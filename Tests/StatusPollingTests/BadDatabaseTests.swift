@@ -113,25 +113,25 @@ import Testing
             let tooOld = try await run(older)
             #expect(tooOld.status == 2)
             #expect(tooOld.stderr.contains(
-                "error: the database at \(older) is at schema 'v2: run history, audit trail, backfill targets'; this status-poller needs 'v4: the backend that answered'. Run `status-poller migrate --database \(older)` first."),
+                "error: the database at \(older) is at schema 'v2: run history, audit trail, backfill targets'; this status-poller needs 'v5: hear the end of billing retry, and a user's every row on an upload'. Run `status-poller migrate --database \(older)` first."),
                 "\(tooOld.stderr)")
             let migrate = try await StatusPollerProcess.launch(["migrate", "--database", older]).outcome()
             #expect(migrate.status == 0)
-            #expect(migrate.stdout.contains("v3: index-backed nightly selection, v4: the backend that answered"))
+            #expect(migrate.stdout.contains("v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry"))
 
             let newer = directory + "/newer.sqlite"
             try migrated(newer)
             let future = try DatabaseQueue(path: newer)
-            try await future.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v5: from the future')") }
+            try await future.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9: from the future')") }
             try future.close()
             let before = try contents(newer)
-            #expect(before.contains("grdb_migrations [identifier:\"v5: from the future\"]"))
+            #expect(before.contains("grdb_migrations [identifier:\"v9: from the future\"]"))
             let commands = [["run", "--bundle-id", AppleJSON.bundleID], ["migrate"]]
             for command in commands {
                 let outcome = try await StatusPollerProcess.launch(command + ["--database", newer], environment: secret).outcome()
                 #expect(outcome.status == 2)
                 #expect(outcome.stderr.contains(
-                    "error: the database at \(newer) was migrated by a newer status-poller ('v5: from the future'); this binary knows schema up to 'v4: the backend that answered'. Upgrade this binary; nothing was changed."),
+                    "error: the database at \(newer) was migrated by a newer status-poller ('v9: from the future'); this binary knows schema up to 'v5: hear the end of billing retry, and a user's every row on an upload'. Upgrade this binary; nothing was changed."),
                     "\(outcome.stderr)")
             }
             #expect(try contents(newer) == before)

@@ -108,7 +108,8 @@ import Testing
             let nightly = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.nightly(SelectionWindows()), nowMs: t0, after: 0))
             #expect(nightly.filter { $0.contains("subscriptions") } == [
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_unverified (original_transaction_id=?)",
-                "SEARCH subscriptions USING COVERING INDEX subscriptions_receipt_uploaded (receipt_uploaded=?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_user_id (user_id=?)",
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_uploaded_user (receipt_uploaded=?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_billing_retry (expires_at>?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_grace_period_expires_at (grace_period_expires_at>?)",
@@ -140,7 +141,7 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in
@@ -148,7 +149,7 @@ import Testing
         }
         #expect(indexes == [
             "subscriptions_billing_retry", "subscriptions_expires_at", "subscriptions_grace_period_expires_at",
-            "subscriptions_receipt_uploaded", "subscriptions_unverified", "subscriptions_user_id",
+            "subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_user_id",
         ])
     }
 }

@@ -140,7 +140,7 @@ import Testing
         let path = directory.appendingPathComponent("new.sqlite").path
         let first = try await statusPoller(["migrate", "--database", path])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied 4 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered\n")
+        #expect(first.stdout == "applied 5 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry, and a user's every row on an upload\n")
         let second = try await statusPoller(["migrate", "--database", path])
         #expect(second.stdout == "schema is up to date: \(path)\n")
         let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])

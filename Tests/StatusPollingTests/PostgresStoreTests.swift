@@ -71,17 +71,17 @@ struct PostgresStoreTests {
         let location = try await PostgresTestServer.createDatabase()
         defer { Task { await PostgresTestServer.dropDatabase(location) } }
         let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
-        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v3: leases")) { try await database.open() }
+        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.open() }
         #expect(await database.isReplaceableByDemo())
-        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases"])
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload"])
         #expect(try await database.migrate() == [])
         let store = try await database.open()
         try await store.enroll(userID: "a-real-user", receipt: "R")
         try await store.close()
         #expect(await !database.isReplaceableByDemo())
         try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v9: from the future', 9)")
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v3: leases")) { try await database.open() }
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v3: leases")) { try await database.migrate() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.open() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.migrate() }
     }
 
     @Test func theNightlySelectionReadsIndexesOnly() async throws {
@@ -98,7 +98,7 @@ struct PostgresStoreTests {
                 try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: logger).decode(String.self).collect()
             }
             #expect(!explained.contains { $0.contains("Seq Scan") }, "\(explained.joined(separator: "\n"))")
-            for index in ["subscriptions_unverified", "subscriptions_receipt_uploaded", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at"] {
+            for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at"] {
                 #expect(explained.contains { $0.contains(index) }, "\(index) unused:\n\(explained.joined(separator: "\n"))")
             }
             #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: 1_800_000_000_000, after: 0) == (1...20).map { Int64($0 * 1000) })
@@ -151,7 +151,7 @@ struct PostgresStoreTests {
         withPassword.path = "/" + location.database
         let migrate = try await StatusPollerProcess.launch(["migrate"], environment: ["STATUS_POLLER_DATABASE": withPassword.string!]).outcome()
         #expect(migrate.status == 0)
-        #expect(migrate.stdout == "applied 3 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases\n")
+        #expect(migrate.stdout == "applied 4 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload\n")
         let runs = try await StatusPollerProcess.launch(["runs", "--database", location.name], environment: ["PGPASSWORD": PostgresTestServer.password]).outcome()
         #expect(runs.status == 0)
         #expect(runs.stdout == "no runs yet in \(location.name)\n")

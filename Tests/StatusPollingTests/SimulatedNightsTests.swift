@@ -75,6 +75,7 @@ import Testing
             let final = demo.final
             #expect(final.failedTonight == 0)
             #expect(final.disagreements.isEmpty)
+            #expect(final.unwatched.isEmpty, "\(final.unwatched.prefix(5))")
             #expect(demo.states[.unverified, default: 0] == 0)
             #expect(demo.states.values.reduce(0, +) == rows)
             // The nights ran as cron runs them: each one is in the run history, with its exit code.
@@ -87,6 +88,27 @@ import Testing
             #expect(runs.reversed().map(\.exitCode) == demo.nights.map { Int($0.exitCode.rawValue) })
             #expect(runs.reversed().map(\.selected) == demo.nights.map(\.report.selected))
             try? FileManager.default.removeItem(atPath: db.path + ".nights")
+        }
+    }
+
+    /// The final check catches a poller that stops watching rows: with the selection that let a row
+    /// in billing retry go 60 days past expiry (the night before Apple's retries end), 90 nights leave
+    /// rows that still say billing retry while the App Store says expired, and no later night would
+    /// ask; with today's windows, none.
+    @Test func theFinalCheckCountsRowsNoLaterNightWillAsk() async throws {
+        try await withTemporaryDatabase { db in
+            var stopsTooEarly = configuration(subscribers: 300, nights: 90, faultRate: 0)
+            stopsTooEarly.windows = SelectionWindows(billingRetryPastExpiry: SelectionWindows.appleBillingRetryPeriod)
+            let before = try await Demo.play(stopsTooEarly, database: SQLiteDatabase(path: db.path + ".before"), logger: quietLogger())
+            #expect(before.disagreements.isEmpty)
+            #expect(!before.final.unwatched.isEmpty)
+            #expect(before.final.unwatched.allSatisfy { $0.what.contains("is_in_billing_retry: row true, truth false") }, "\(before.final.unwatched.prefix(3))")
+            #expect(before.passed == false)
+            let now = try await Demo.play(configuration(subscribers: 300, nights: 90, faultRate: 0), database: SQLiteDatabase(path: db.path + ".now"), logger: quietLogger())
+            #expect(now.final.unwatched.isEmpty, "\(now.final.unwatched.prefix(3))")
+            #expect(now.passed == true)
+            try? FileManager.default.removeItem(atPath: db.path + ".before")
+            try? FileManager.default.removeItem(atPath: db.path + ".now")
         }
     }
 

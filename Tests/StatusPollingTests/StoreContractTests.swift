@@ -68,7 +68,12 @@ import Testing
             add("expired 47h ago", { $0.expiresAt = now - 47 * hour }, due: true)
             add("expired 49h ago", { $0.expiresAt = now - 49 * hour }, due: false)
             add("billing retry 59 days past expiry", { $0.expiresAt = now - 59 * day; $0.isInBillingRetry = true }, due: true)
-            add("billing retry 61 days past expiry", { $0.expiresAt = now - 61 * day; $0.isInBillingRetry = true }, due: false)
+            add("billing retry 60 days past expiry", { $0.expiresAt = now - 60 * day; $0.isInBillingRetry = true }, due: true)
+            add("billing retry 61 days past expiry (Apple's end, not heard yet)", { $0.expiresAt = now - 61 * day; $0.isInBillingRetry = true }, due: true)
+            add("billing retry 67 days past expiry", { $0.expiresAt = now - 67 * day; $0.isInBillingRetry = true }, due: true)
+            add("billing retry 68 days past expiry", { $0.expiresAt = now - 68 * day; $0.isInBillingRetry = true }, due: false)
+            add("billing retry 400 days past expiry", { $0.expiresAt = now - 400 * day; $0.isInBillingRetry = true }, due: false)
+            add("expired 61 days ago, retry over", { $0.expiresAt = now - 61 * day; $0.expirationIntent = 2 }, due: false)
             add("in grace", { $0.expiresAt = now - 5 * day; $0.gracePeriodExpiresAt = now + 5 * day }, due: true)
             add("grace ended 23h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 23 * hour }, due: true)
             add("grace ended 25h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 25 * hour }, due: false)
@@ -84,7 +89,28 @@ import Testing
             let narrow = SelectionWindows(nearExpiryBefore: .seconds(0), nearExpiryAfter: .seconds(0))
             let narrowRows = try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(narrow), nowMs: now, after: 0))
             let narrowIDs = narrowRows.map(\.userID)
-            #expect(narrowIDs == ["unverified", "billing retry 59 days past expiry", "in grace", "grace ended 23h ago"])
+            #expect(narrowIDs == [
+                "unverified", "billing retry 59 days past expiry", "billing retry 60 days past expiry",
+                "billing retry 61 days past expiry (Apple's end, not heard yet)", "billing retry 67 days past expiry", "in grace", "grace ended 23h ago",
+            ])
+        }
+    }
+
+    /// A receipt lists every chain of its user: when the web service uploads one to a row, the
+    /// user's other rows (another group's chain, enrolled as `discovered`) are asked that night too,
+    /// and no one else's.
+    @Test(arguments: StoreKind.available) func anUploadMakesEveryRowOfItsUserDue(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let now = t0 + 100 * day
+            var far = verified
+            far.expiresAt = now + 20 * day
+            for (index, user) in ["family", "family", "neighbour"].enumerated() {
+                far.originalTransactionID = "otid-\(index)"
+                try await db.insert(userID: user, receipt: "receipt \(index)", far)
+            }
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0) == [])
+            try await db.execute("UPDATE subscriptions SET latest_receipt = 'a new receipt' WHERE id = 1")
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: now, after: 0) == [1, 2])
         }
     }
 

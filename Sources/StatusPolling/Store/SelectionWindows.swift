@@ -6,10 +6,20 @@ public struct SelectionWindows: Sendable, Equatable {
     public var nearExpiryBefore: Duration
     /// …or expire within this long.
     public var nearExpiryAfter: Duration
-    /// Rows in billing retry, up to this long past expiry (Apple retries for 60 days).
+    /// Rows in billing retry, up to this long past expiry: Apple's retry period and a margin after
+    /// it, so the night after the retries end hears Apple's final answer.
     public var billingRetryPastExpiry: Duration
     /// Rows in a grace period, or whose grace period ended at most this long ago.
     public var graceEndedWithin: Duration
+
+    /// How long Apple retries a failed renewal: the App Store "attempts to collect payment for up
+    /// to 60 days" (Apple, *Reducing Involuntary Subscriber Churn*; `shared/reference/insights.md`),
+    /// then the subscription expires with `expiration_intent` 2 and billing retry 0.
+    public static let appleBillingRetryPeriod: Duration = .seconds(60 * 86400)
+    /// Nights a row in billing retry stays due after Apple's retries would have ended: the first
+    /// hears the end, the others cover nights whose verification failed. Rows still marked in retry
+    /// beyond it (an answer that never comes) stop costing requests.
+    public static let billingRetryEndMargin: Duration = .seconds(7 * 86400)
 
     /// The near-expiry window unless configured (`--expired-within-hours`, `--expiring-within-hours`).
     public static let defaultNearExpiryBefore: Duration = .seconds(48 * 3600)
@@ -17,7 +27,8 @@ public struct SelectionWindows: Sendable, Equatable {
 
     public init(
         nearExpiryBefore: Duration = Self.defaultNearExpiryBefore, nearExpiryAfter: Duration = Self.defaultNearExpiryAfter,
-        billingRetryPastExpiry: Duration = .seconds(60 * 86400), graceEndedWithin: Duration = .seconds(24 * 3600)
+        billingRetryPastExpiry: Duration = Self.appleBillingRetryPeriod + Self.billingRetryEndMargin,
+        graceEndedWithin: Duration = .seconds(24 * 3600)
     ) {
         self.nearExpiryBefore = nearExpiryBefore
         self.nearExpiryAfter = nearExpiryAfter
@@ -47,6 +58,19 @@ public struct SelectionWindows: Sendable, Equatable {
             guard state.originalTransactionID != nil, !receiptUploaded else { return true }
             if let expires = state.expiresAt {
                 if (nearExpiryFrom...nearExpiryTo).contains(expires) { return true }
+                if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
+            }
+            if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
+            return false
+        }
+
+        /// Whether the night of these bounds or a later one selects a row whose columns stay as
+        /// they are: every window moves forward with the clock, so only their lower ends matter.
+        /// False means the poller has stopped watching the row.
+        public func selectsNowOrLater(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+            guard state.originalTransactionID != nil, !receiptUploaded else { return true }
+            if let expires = state.expiresAt {
+                if expires >= nearExpiryFrom { return true }
                 if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
             }
             if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }

@@ -18,17 +18,22 @@ struct StoreUnderTest: Sendable {
 
     static func make(_ kind: StoreKind) async throws -> StoreUnderTest {
         switch kind {
-        case .sqlite:
-            let database = try TemporaryDatabase()
-            return StoreUnderTest(kind: kind, store: database.store, sqlite: database, postgres: nil)
-        case .postgres:
-            let location = try await PostgresTestServer.createDatabase()
-            let database = PostgreSQLDatabase(location: location, worker: "tests", logger: PostgresTestServer.logger)
-            _ = try await database.migrate()
-            let store = try await database.open()
-            let webService = try await PostgresConnector.connect(location, maximumConnections: 2, logger: PostgresTestServer.logger)
-            return StoreUnderTest(kind: kind, store: store, sqlite: nil, postgres: (location, webService))
+        case .sqlite: return sqlite(try TemporaryDatabase())
+        case .postgres: return try await postgres(try await PostgresTestServer.createDatabase())
         }
+    }
+
+    static func sqlite(_ database: TemporaryDatabase) -> StoreUnderTest {
+        StoreUnderTest(kind: .sqlite, store: database.store, sqlite: database, postgres: nil)
+    }
+
+    /// The database at `location`, migrated (whatever it held before).
+    static func postgres(_ location: PostgresLocation) async throws -> StoreUnderTest {
+        let database = PostgreSQLDatabase(location: location, worker: "tests", logger: PostgresTestServer.logger)
+        _ = try await database.migrate()
+        let store = try await database.open()
+        let webService = try await PostgresConnector.connect(location, maximumConnections: 2, logger: PostgresTestServer.logger)
+        return StoreUnderTest(kind: .postgres, store: store, sqlite: nil, postgres: (location, webService))
     }
 
     /// The database as the command line and the job see it, for a second worker or a new process.

@@ -12,10 +12,12 @@ struct TemporaryDatabase: Sendable {
     /// The web service's own connection.
     let webService: DatabasePool
 
-    init() throws {
+    /// `preparing` may leave a database at `path` first (an older schema with rows, for an upgrade).
+    init(preparing: (_ path: String) throws -> Void = { _ in }) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("subscriptions.sqlite").path
+        try preparing(path)
         store = try SQLiteSubscriptionStore.migrate(path: path).store
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
