@@ -1,5 +1,3 @@
-import StatusPolling
-
 /// The versioned schema of the PostgreSQL store: the same contract as the SQLite store (the
 /// `subscriptions` columns, the `entitlements` view, the upload trigger, the run history and the
 /// audit trail, with the same names and meanings, times in ms since 1970 and flags as 0/1), so a
@@ -173,10 +171,12 @@ enum PostgresSchema {
             // Before this version a row in billing retry left the selection 60 days past expiry,
             // the night before Apple's final answer, and kept saying billing_retry for good. Every
             // row whose retry Apple has ended by now is marked due once (the flag the selection
-            // reads for an uploaded receipt): the next night records how its retry ended.
+            // reads for an uploaded receipt): the next night records how its retry ended. Apple's
+            // 60 days (`SelectionWindows.appleBillingRetryPeriod`) are written out: a migration
+            // never changes once released.
             """
             UPDATE subscriptions SET receipt_uploaded = 1
-            WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - \(SelectionWindows.appleBillingRetryPeriod.milliseconds)
+            WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - 60::bigint * 86400000
             """,
             // An uploaded receipt makes every row of its user due (a sibling row's chain may have
             // changed with it): the uploaded rows' users, from an index of their own.

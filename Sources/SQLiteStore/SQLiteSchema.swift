@@ -1,5 +1,4 @@
 import GRDB
-import StatusPolling
 
 /// The versioned schema. Each migration is named and never edited once released; add a new one
 /// for every change. The web service depends on the contract columns and the `entitlements` view.
@@ -150,10 +149,12 @@ enum SQLiteSchema {
             // Before this version a row in billing retry left the selection 60 days past expiry,
             // the night before Apple's final answer, and kept saying billing_retry for good. Every
             // row whose retry Apple has ended by now is marked due once (the flag the selection
-            // reads for an uploaded receipt): the next night records how its retry ended.
+            // reads for an uploaded receipt): the next night records how its retry ended. Apple's
+            // 60 days (`SelectionWindows.appleBillingRetryPeriod`) are written out: a migration
+            // never changes once released.
             try db.execute(sql: """
                 UPDATE subscriptions SET receipt_uploaded = 1
-                WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - \(SelectionWindows.appleBillingRetryPeriod.milliseconds);
+                WHERE is_in_billing_retry = 1 AND expires_at < \(nowMs) - 60 * 86400000;
                 """)
             // An uploaded receipt makes every row of its user due (a sibling row's chain may have
             // changed with it): the uploaded rows' users, from an index of their own.

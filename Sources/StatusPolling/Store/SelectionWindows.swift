@@ -52,8 +52,9 @@ public struct SelectionWindows: Sendable, Equatable {
         public var billingRetryExpiredSince: Int64
         public var graceEndedSince: Int64
 
-        /// Whether a row with `state` is selected: the same rule as the store's SQL, for tests and
-        /// for stores that cannot filter.
+        /// Whether a row with `state` is selected: the same rule as the store's SQL, row by row,
+        /// for tests and for stores that cannot filter. (The stores also select every row of a
+        /// user who has a row with an uploaded receipt, which one row's state cannot tell.)
         public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
             guard state.originalTransactionID != nil, !receiptUploaded else { return true }
             if let expires = state.expiresAt {

@@ -1,6 +1,6 @@
 extension Duration {
-    /// Whole milliseconds, for logs, timeouts and the stores' times (ms since 1970).
-    public var milliseconds: Int64 {
+    /// Whole milliseconds, for logs and timeouts.
+    var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
