@@ -76,17 +76,18 @@ public struct TruthCheck: Sendable {
             return
         }
         let truthNow = subscriber.entitlement(originalTransactionID: row.state.originalTransactionID, at: clockMs)
-        if let truthNow, Self.state(truthNow) == row.state { current += 1 }
-        if let truthNow, Self.state(truthNow) != row.state, !nextNight.selectsNowOrLater(row.state, receiptUploaded: row.receiptUploaded) {
-            let differences = Self.differences(row.state, Self.state(truthNow)).joined(separator: ", ")
+        let stateNow = truthNow.map(Self.state)
+        if let stateNow, stateNow == row.state { current += 1 }
+        if let stateNow, stateNow != row.state, !nextNight.selectsNowOrLater(row.state, receiptUploaded: row.receiptUploaded) {
+            let differences = Self.differences(row.state, stateNow).joined(separator: ", ")
             unwatched.append(.init(subscriptionID: row.id, userID: row.userID, what: "differs from the App Store now (\(differences)) and no later night selects it"))
         }
         if let truthNow, truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { deniedByFailure += 1 }
 
         if bookkeeping.lastVerifiedAt == clockMs {
             verifiedTonight += 1
-            guard let truthNow else { return disagree("verified, but the simulator has no subscription for it") }
-            let differences = Self.differences(row.state, Self.state(truthNow))
+            guard let truthNow, let stateNow else { return disagree("verified, but the simulator has no subscription for it") }
+            let differences = Self.differences(row.state, stateNow)
             if !differences.isEmpty { disagree("verified tonight but " + differences.joined(separator: ", ")) }
             if receiptsFromBackend, row.latestReceipt != truthNow.latestReceipt { disagree("latest_receipt is not Apple's latest") }
             if truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { disagree("access revoked while the App Store grants it") }

@@ -32,8 +32,8 @@ enum PostgresMigrator {
             let done = try await applied(connection, logger: logger)
             try refuseNewer(done, name: connector.location.name)
             var applied: [String] = []
-            let wanted = PostgresSchema.migrations.prefix { $0.identifier != last }.count + (last == nil ? 0 : 1)
-            for (order, migration) in PostgresSchema.migrations.prefix(wanted).enumerated() where !done.contains(migration.identifier) {
+            let through = last.flatMap { last in PostgresSchema.migrations.firstIndex { $0.identifier == last } } ?? PostgresSchema.migrations.count - 1
+            for (order, migration) in PostgresSchema.migrations[...through].enumerated() where !done.contains(migration.identifier) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

@@ -171,7 +171,7 @@ public struct PollRun: Sendable {
                     }
                 }
                 /// Rows started and not finished: in a request, waiting for one, or backing off.
-                var inFlight = 0
+                var rowsInProgress = 0
                 let gate = state.gate
                 var watchingRoom = false
                 var pending: [RowResult] = []
@@ -187,7 +187,7 @@ public struct PollRun: Sendable {
                             return .result(try await RequestGate.$current.withValue(gate) { try await verify(row) })
                         } catch is CancellationError { return .abandoned }
                     }
-                    inFlight += 1
+                    rowsInProgress += 1
                     return true
                 }
                 /// Hands every pending result to the writer. The write runs in a task of its own,
@@ -217,8 +217,8 @@ public struct PollRun: Sendable {
                 func fill() async throws {
                     while true {
                         let room = gate.snapshot
-                        guard inFlight - room.backingOff < room.limit.current, inFlight < configuration.maxRowsInProgress else {
-                            guard !watchingRoom, inFlight > 0, halt == nil, !stop.isRequested else { return }
+                        guard rowsInProgress - room.backingOff < room.limit.current, rowsInProgress < configuration.maxRowsInProgress else {
+                            guard !watchingRoom, rowsInProgress > 0, halt == nil, !stop.isRequested else { return }
                             watchingRoom = true
                             group.addTask {
                                 await gate.waitForChange(since: room.version)
@@ -234,17 +234,17 @@ public struct PollRun: Sendable {
                 // written, it waits for rows other workers still hold (one may have died).
                 let deadlineAt = configuration.deadline.map { started + $0 }
                 outer: while true {
-                    while inFlight > 0 || writing, let event = try await group.next() {
+                    while rowsInProgress > 0 || writing, let event = try await group.next() {
                         switch event {
                         case .result(let result):
-                            inFlight -= 1
+                            rowsInProgress -= 1
                             if !state.deprecationLogged, let notice = result.stats.deprecation {
                                 logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
                                 state.deprecationLogged = true
                             }
                             pending.append(result)
                             if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
-                                logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(inFlight)"])
+                                logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(rowsInProgress)"])
                                 haltRun(.circuitBreaker(tripped))
                             } else if case .adopt = result.decision {
                                 _ = breaker?.record(nil)
@@ -266,13 +266,13 @@ public struct PollRun: Sendable {
                             watchingRoom = false
                             try await fill()
                         case .abandoned:
-                            inFlight -= 1
+                            rowsInProgress -= 1
                             report.abandoned += 1
                         case .deadlinePassed:
-                            logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(inFlight)"])
+                            logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(rowsInProgress)"])
                             haltRun(.deadline)
                         case .stopDeadline:
-                            if inFlight > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"]) }
+                            if rowsInProgress > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(rowsInProgress)"]) }
                             group.cancelAll()
                         }
                     }

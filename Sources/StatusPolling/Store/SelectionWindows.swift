@@ -56,22 +56,20 @@ public struct SelectionWindows: Sendable, Equatable {
         /// for tests and for stores that cannot filter. (The stores also select every row of a
         /// user who has a row with an uploaded receipt, which one row's state cannot tell.)
         public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
-            guard state.originalTransactionID != nil, !receiptUploaded else { return true }
-            if let expires = state.expiresAt {
-                if (nearExpiryFrom...nearExpiryTo).contains(expires) { return true }
-                if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
-            }
-            if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
-            return false
+            selects(state, receiptUploaded: receiptUploaded, orLater: false)
         }
 
         /// Whether the night of these bounds or a later one selects a row whose columns stay as
         /// they are: every window moves forward with the clock, so only their lower ends matter.
         /// False means the poller has stopped watching the row.
         public func selectsNowOrLater(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+            selects(state, receiptUploaded: receiptUploaded, orLater: true)
+        }
+
+        private func selects(_ state: SubscriptionState, receiptUploaded: Bool, orLater: Bool) -> Bool {
             guard state.originalTransactionID != nil, !receiptUploaded else { return true }
             if let expires = state.expiresAt {
-                if expires >= nearExpiryFrom { return true }
+                if expires >= nearExpiryFrom, orLater || expires <= nearExpiryTo { return true }
                 if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
             }
             if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
