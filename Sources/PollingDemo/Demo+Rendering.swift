@@ -11,6 +11,7 @@ extension Demo.Night {
         func n(_ value: Int, _ width: Int = 4) -> String { String(value).leftPadded(to: width) }
         return "night \(String(number).leftPadded(to: 2)) \(date)\(faulty ? " " : "*")"
             + " selected \(n(report.selected, 5))"
+            + " lapsed \(n(report.selectedLapsed))"
             + " renewed \(n(t[.renewed, default: 0]))"
             + " grace+ \(n(t[.enteredGrace, default: 0], 3))"
             + " retry+ \(n(t[.enteredBillingRetry, default: 0], 3))"
@@ -21,6 +22,7 @@ extension Demo.Night {
             + " new \(n(t[.firstVerified, default: 0]))"
             + " retries \(n(report.retries))"
             + " failed \(n(report.failed, 3))"
+            + " locked-out \(n(check.lockedOut, 3))"
             + "  truth: \(verdict)"
             + (workers.isEmpty ? "" : "  by worker " + workers.map { String($0.report.verified) }.joined(separator: "/"))
     }
@@ -40,14 +42,18 @@ extension Demo.Outcome {
         }
         let faultyNights = nights.filter(\.faulty)
         let failures = faultyNights.map(\.report.failed).reduce(0, +)
-        let denied = faultyNights.map(\.check.deniedByFailure).reduce(0, +)
         lines.append("")
         let serverAPIRequests = simulator.serverAPIRequests.values.reduce(0, +)
         lines.append("Faults: \(simulator.faults) of \(simulator.requests) verifyReceipt requests and \(simulator.serverAPIFaults) of \(serverAPIRequests) App Store Server API requests were faults or outage answers;")
         lines.append("  \(failures) verifications still failed after retries; every one kept its row's previous columns.")
-        if denied > 0 {
-            lines.append("  Row-nights where a failed verification left access behind the truth until a later night: \(denied).")
-        }
+        lines.append("")
+        let requests = nights.map(\.report.requests).reduce(0, +)
+        let lapsed = nights.map(\.report.selectedLapsed).reduce(0, +)
+        let lockedOut = nights.map(\.check.lockedOut).reduce(0, +)
+        lines.append("Requests to the App Store over the nights: \(requests.formatted()); rows asked only on their turn in the lapsed sweep: \(lapsed.formatted()).")
+        lines.append("Paying users locked out (Apple entitles them, their row does not): \(final.lockedOut) after the last night; \(lockedOut.formatted()) row-nights in all")
+        lines.append("  (a failed verification keeps a row as it was; a comeback outside the app waits for the row's next turn).")
+        lines.append(comebacks.summary)
         let check = final
         let agreeing = check.rows - Set(check.disagreements.map(\.subscriptionID)).count
         lines.append("")
@@ -65,6 +71,20 @@ extension Demo.Outcome {
             if all.count > 50 { lines.append("  … and \(all.count - 50) more") }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension ComebackWatch {
+    /// How long resubscriptions outside the app went unseen, on the simulated clock.
+    public var summary: String {
+        func days(_ ms: Int64?) -> String { ms.map { String(format: "%.1f d", Double($0) / 86_400_000) } ?? "–" }
+        var text = "Resubscriptions outside the app (no receipt upload): \(comebacks.count); seen in their row after"
+            + " p50 \(days(lag(percentile: 50))), p95 \(days(lag(percentile: 95))), max \(days(lags.last))"
+        let waiting = unseen
+        if let oldest = waiting.map(\.atMs).min(), let last = lastLookMs {
+            text += "; \(waiting.count) not seen yet (the oldest bought \(days(last - oldest)) before the last night)"
+        }
+        return text + "."
     }
 }
 

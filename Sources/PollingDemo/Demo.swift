@@ -24,6 +24,8 @@ public enum Demo {
     /// The whole demo.
     public struct Outcome: Sendable {
         public var nights: [Night]
+        /// Resubscriptions outside the app during the nights, and when their rows showed them.
+        public var comebacks: ComebackWatch
         /// Rows by entitlement state at the final night's clock.
         public var states: [EntitlementState: Int]
         public var simulator: SimulatorStatistics
@@ -41,9 +43,10 @@ public enum Demo {
         progress: @Sendable (Night) -> Void = { _ in }
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
-        let population = Population(PopulationConfiguration(
+        let population = Population(try PopulationConfiguration(
             subscribers: configuration.subscribers, seed: configuration.seed, startMs: firstNight,
-            horizonMs: configuration.finalNightMs + 90 * DemoConfiguration.dayMs, gracePeriodDays: configuration.gracePeriodDays))
+            horizonMs: configuration.finalNightMs + 90 * DemoConfiguration.dayMs, gracePeriodDays: configuration.gracePeriodDays
+        ).applying(rates: configuration.rates))
         var faults = FaultConfiguration.spread(total: configuration.faultRate, latency: configuration.latency, slowAnswerDelay: configuration.requestTimeout * 1.5,
             excluding: configuration.slowAnswers ? [] : [.slowAnswer])
         if let outage = configuration.outageNight {
@@ -78,12 +81,14 @@ public enum Demo {
         return try await SimulatorServer.withRunning(simulator) { endpoints in
             try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource in
                 var nights: [Night] = []
+                var comebacks = ComebackWatch()
                 var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
                 var previousClock = enrolledAt
                 for number in 1...(configuration.nights + 1) {
                     let clock = configuration.clock(night: number)
                     let faulty = number <= configuration.nights
                     if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
+                    comebacks.note(population, rows: before, after: previousClock, through: clock)
                     let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
                     simulator.setClock(clock)
                     let run: NightRun
@@ -103,6 +108,7 @@ public enum Demo {
                     let (check, after) = try await TruthCheck.run(
                         store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
                         windows: configuration.windows)
+                    comebacks.look(at: after, clockMs: clock)
                     let night = Night(
                         number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
                         workers: run.workers)
@@ -113,13 +119,13 @@ public enum Demo {
                 }
                 var states: [EntitlementState: Int] = [:]
                 for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
-                return Outcome(nights: nights, states: states, simulator: simulator.statistics)
+                return Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics)
             }
         }
     }
 
     /// The app uploads a new receipt when the user buys in it (a resubscription, an upgrade); the
-    /// web service stores it, which makes the row due.
+    /// web service stores it, which makes the row due. Purchases in the App Store upload nothing.
     static func uploadReceipts(_ population: Population, _ ids: [String: Int64], _ store: any SubscriberDirectory, after: Int64, through: Int64) async throws -> Int {
         var uploads = 0
         for subscriber in population.subscribers {

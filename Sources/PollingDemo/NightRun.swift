@@ -35,6 +35,7 @@ public struct NightRun: Sendable {
         for worker in workers {
             let r = worker.report
             total.selected += r.selected
+            total.selectedLapsed += r.selectedLapsed
             total.verified += r.verified
             total.updated += r.updated
             total.unchanged += r.unchanged

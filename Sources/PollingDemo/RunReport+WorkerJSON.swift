@@ -15,6 +15,7 @@ extension RunReport {
             ((object[key] as? [String: Any]) ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }
         }
         selected = int("selected")
+        selectedLapsed = int("selected_lapsed")
         verified = int("verified")
         updated = int("updated")
         unchanged = int("unchanged")

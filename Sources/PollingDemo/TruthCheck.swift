@@ -30,9 +30,10 @@ public struct TruthCheck: Sendable {
     public var untouched = 0
     /// Rows equal to the truth at tonight's clock, whatever their path.
     public var current = 0
-    /// Rows that grant less access than the truth tonight: a verification that failed (a fault)
-    /// left them as they were. Never a revoke: their columns are what Apple said last time.
-    public var deniedByFailure = 0
+    /// Paying users locked out: rows Apple entitles tonight that grant no access — a verification
+    /// that failed (a fault) left them as they were, or the customer came back outside the app and
+    /// no night has asked since. Never a revoke: their columns are what Apple said last time.
+    public var lockedOut = 0
     public var disagreements: [Disagreement] = []
     /// Rows that differ from the truth now and that no later night selects, given the windows.
     public var unwatched: [Disagreement] = []
@@ -82,7 +83,7 @@ public struct TruthCheck: Sendable {
             let differences = Self.differences(row.state, stateNow).joined(separator: ", ")
             unwatched.append(.init(subscriptionID: row.id, userID: row.userID, what: "differs from the App Store now (\(differences)) and no later night selects it"))
         }
-        if let truthNow, truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { deniedByFailure += 1 }
+        if let truthNow, truthNow.isEntitled, !row.state.entitlement(at: clockMs).isEntitled { lockedOut += 1 }
 
         if bookkeeping.lastVerifiedAt == clockMs {
             verifiedTonight += 1

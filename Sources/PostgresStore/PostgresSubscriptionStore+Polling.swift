@@ -16,7 +16,20 @@ extension PostgresSubscriptionStore {
             UNION SELECT id FROM subscriptions WHERE user_id IN (SELECT user_id FROM subscriptions WHERE receipt_uploaded = 1)
             UNION SELECT id FROM subscriptions WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
             UNION SELECT id FROM subscriptions WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
-            UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)
+            UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
+            """
+    }
+
+    /// The lapsed sweep's term: tonight's expiry ranges, each a search of the `expires_at`
+    /// index (which holds `is_in_billing_retry` too).
+    private static func lapsedTerm(_ night: LapsedSweep.Night?) -> String {
+        guard let ranges = night?.expiryRanges, !ranges.isEmpty else { return "" }
+        let turns = ranges.map { "(\($0.lowerBound)::bigint, \($0.upperBound)::bigint)" }.joined(separator: ", ")
+        return """
+
+            UNION SELECT s.id FROM (VALUES \(turns)) AS turn(expires_from, expires_through)
+                JOIN subscriptions AS s ON s.expires_at BETWEEN turn.expires_from AND turn.expires_through
+                WHERE s.is_in_billing_retry = 0
             """
     }
 

@@ -25,12 +25,25 @@ extension SQLiteSubscriptionStore {
                 UNION SELECT id FROM subscriptions INDEXED BY subscriptions_billing_retry
                     WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
                 UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
-                    WHERE grace_period_expires_at >= \(b.graceEndedSince)
+                    WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
                 ORDER BY id
                 """
         case .backfill(let runID):
             return "SELECT subscription_id FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
         }
+    }
+
+    /// The lapsed sweep's term: tonight's expiry ranges, each a search of the `expires_at`
+    /// index (which holds `is_in_billing_retry` too, so no table row is read).
+    private static func lapsedTerm(_ night: LapsedSweep.Night?) -> SQL {
+        guard let ranges = night?.expiryRanges, !ranges.isEmpty else { return "" }
+        let turns = ranges.map { "(\($0.lowerBound), \($0.upperBound))" }.joined(separator: ", ")
+        return """
+
+                UNION SELECT s.id FROM (VALUES \(sql: turns)) AS turn
+                    JOIN subscriptions AS s INDEXED BY subscriptions_expires_at ON s.expires_at BETWEEN turn.column1 AND turn.column2
+                    WHERE s.is_in_billing_retry = 0
+            """
     }
 
     public func dueSubscriptionIDs(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> [Int64] {

@@ -44,6 +44,15 @@ extension StatusPoller {
         @Option(help: "verify-receipt, server-api (signed answers, verified against the simulator's test root) or auto.")
         var backend: BackendChoice = .verifyReceipt
 
+        @Option(name: .customLong("rate"), help: "A lifecycle rate of the population, EVENT=RATE (repeatable), as `simulate --rate` takes it; e.g. resubscribe_outside_app=1 (default 0.5): no purchase after the first uploads a receipt.")
+        var rates: [String] = []
+
+        @Option(help: ArgumentHelp("Ask lapsed rows again until this many days after expiry, as `run --lapsed-within` (default: \(Limits.days(LapsedSweep.defaultWithin)))."))
+        var lapsedWithin = Limits.days(LapsedSweep.defaultWithin)
+
+        @Option(help: ArgumentHelp("Ask each lapsed row every this many days, as `run --lapsed-every`; 0 turns the sweep off (default: \(Limits.days(LapsedSweep.defaultEvery)))."))
+        var lapsedEvery = Limits.days(LapsedSweep.defaultEvery)
+
         @Option(help: "Worker processes per night, 1…16: more than 1 needs a PostgreSQL --database; each is `status-poller run --worker-name demo-worker-K`.")
         var workers = 1
 
@@ -63,6 +72,11 @@ extension StatusPoller {
             if Composition.hasPassword(database) {
                 throw ValidationError("--database carries a password, which other users of this host can read (ps). Give it in PGPASSWORD or ~/.pgpass (mode 600).")
             }
+            do {
+                _ = try PopulationConfiguration(startMs: 0).applying(rates: rates)
+            } catch {
+                throw ValidationError("\(error)")
+            }
             guard concurrency >= workers else { throw ValidationError("--concurrency (\(concurrency)) is shared among the workers: give at least one per worker (\(workers)).") }
         }
 
@@ -71,10 +85,12 @@ extension StatusPoller {
             let location = try Composition.database(database)
             guard await location.isReplaceableByDemo() else { throw usageError("\(DemoError.databaseHoldsOtherData(database))") }
             let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
-            let configuration = DemoConfiguration(
+            var configuration = DemoConfiguration(
                 subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
                 concurrency: concurrency, outageNight: outageNight, finalNightMs: now,
                 backend: DemoBackend(rawValue: backend.rawValue)!)
+            configuration.rates = rates
+            configuration.windows.lapsed = try LapsedSweepSetting.resolve(within: lapsedWithin, every: lapsedEvery).sweep
             say("status-poller demo (\(backend.rawValue)): \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
             say("database \(Composition.displayName(database)); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
             let outcome = try await withWorkers { workers in

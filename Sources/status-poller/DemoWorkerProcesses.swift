@@ -62,6 +62,11 @@ struct DemoWorkerProcesses: NightWorkers {
             "--request-timeout", Limits.seconds(configuration.requestTimeout), "--max-attempts", String(configuration.retry.maxAttempts),
             "--report", "json", "--log-level", logLevel.rawValue,
         ]
+        let lapsed = configuration.windows.lapsed
+        arguments += [
+            "--lapsed-every", String(lapsed.map { Limits.days($0.every) } ?? 0),
+            "--lapsed-within", String(Limits.days(lapsed?.within ?? LapsedSweep.defaultWithin)),
+        ]
         if configuration.backend != .verifyReceipt, let rootFile {
             let key = night.simulator.serverAPIKey
             arguments += [

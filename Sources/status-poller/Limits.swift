@@ -15,4 +15,7 @@ enum Limits {
         let hours = duration.totalSeconds / 3600
         return hours == hours.rounded() ? String(Int(hours)) : String(hours)
     }
+
+    /// "7" for a week (whole days).
+    static func days(_ duration: Duration) -> Int { Int(duration.totalSeconds / 86400) }
 }

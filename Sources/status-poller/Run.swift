@@ -30,6 +30,12 @@ extension StatusPoller {
         @Option(help: ArgumentHelp("Select rows that expire within this many hours (default: \(Limits.hours(SelectionWindows.defaultNearExpiryAfter)))."))
         var expiringWithinHours: Double?
 
+        @Option(help: ArgumentHelp("Ask lapsed rows (expired, not in billing retry) again until this many days after expiry (default: \(Limits.days(LapsedSweep.defaultWithin)))."))
+        var lapsedWithin: Int?
+
+        @Option(help: ArgumentHelp("Ask each lapsed row every this many days, spread over the nights; 0 turns the sweep off (default: \(Limits.days(LapsedSweep.defaultEvery)))."))
+        var lapsedEvery: Int?
+
         @Flag(help: "Call Apple and report what would change, but write nothing.")
         var dryRun = false
 
@@ -50,10 +56,16 @@ extension StatusPoller {
             let expiredWithinHours = try settings.double(self.expiredWithinHours, "expired_within_hours", default: SelectionWindows.defaultNearExpiryBefore.totalSeconds / 3600)
             let expiringWithinHours = try settings.double(self.expiringWithinHours, "expiring_within_hours", default: SelectionWindows.defaultNearExpiryAfter.totalSeconds / 3600)
             guard expiredWithinHours >= 0, expiringWithinHours >= 0 else { throw usageError("selection windows cannot be negative.") }
+            let lapsed = try LapsedSweepSetting.resolve(
+                within: settings.int(lapsedWithin, "lapsed_within", default: Limits.days(LapsedSweep.defaultWithin)),
+                every: settings.int(lapsedEvery, "lapsed_every", default: Limits.days(LapsedSweep.defaultEvery)))
             let windows = SelectionWindows(
                 nearExpiryBefore: .milliseconds(Int64(expiredWithinHours * 3_600_000)),
-                nearExpiryAfter: .milliseconds(Int64(expiringWithinHours * 3_600_000)))
-            let selection = ["expired_within_hours": String(expiredWithinHours), "expiring_within_hours": String(expiringWithinHours)]
+                nearExpiryAfter: .milliseconds(Int64(expiringWithinHours * 3_600_000)), lapsed: lapsed.sweep)
+            let selection = [
+                "expired_within_hours": String(expiredWithinHours), "expiring_within_hours": String(expiringWithinHours),
+                "lapsed_sweep": lapsed.recorded,
+            ]
             let job = PollJob.Configuration(
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },

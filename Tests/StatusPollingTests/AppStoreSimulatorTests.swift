@@ -162,7 +162,9 @@ import Testing
         #expect(entry["cancellation_date_ms"] as? String == String(old.upgradedAtMs!))
         #expect(upgraded.entitlement(originalTransactionID: nil, at: at)?.productID == "premium.pro.monthly")
         #expect(upgraded.entitlement(originalTransactionID: nil, at: at)?.state == "active")
-        #expect(upgraded.inAppPurchases(after: old.upgradedAtMs! - 1, through: at) == [old.upgradedAtMs!])
+        let purchase = try #require(upgraded.chains[0].purchases.first { $0.atMs == old.upgradedAtMs! })
+        #expect(purchase.kind == .upgrade)
+        #expect(upgraded.inAppPurchases(after: old.upgradedAtMs! - 1, through: at) == (purchase.inApp ? [old.upgradedAtMs!] : []))
 
         let downgrading = try subscriber { s in s.environment == "Production" && s.chains[0].autoRenewProduct.contains { $0.value == "premium.monthly" && $0.atMs > Self.start } && s.chains[0].autoRenewProduct.first?.value == "premium.pro.monthly" }
         let change = downgrading.chains[0].autoRenewProduct.first { $0.value == "premium.monthly" && $0.atMs > Self.start }!
@@ -177,6 +179,27 @@ import Testing
         #expect(back.entitlement(originalTransactionID: nil, at: purchase - 60_000)?.isEntitled == false)
         #expect(back.entitlement(originalTransactionID: nil, at: purchase + 60_000)?.state == "active")
         #expect(back.receipt(at: purchase) != back.receipt(at: purchase - 1))
+    }
+
+    /// A share of resubscriptions and upgrades is bought in the App Store, uploading nothing; the
+    /// share is drawn apart, so the population's lifecycles are the same whatever it is.
+    @Test func purchasesOutsideTheAppFollowTheirShareAndChangeNothingElse() throws {
+        func population(_ share: Double) -> Population {
+            Population(PopulationConfiguration(subscribers: 400, seed: 11, startMs: Self.start, resubscribeOutsideAppRate: share))
+        }
+        let inApp = population(0), outside = population(1), half = population(0.5)
+        func purchases(_ p: Population) -> [SimulatedChain.Purchase] { p.subscribers.flatMap { $0.chains.flatMap(\.purchases) } }
+        #expect(purchases(inApp).count > 100)
+        #expect(purchases(inApp).allSatisfy { $0.inApp })
+        #expect(!purchases(outside).contains { $0.inApp })
+        let share = Double(purchases(half).filter { !$0.inApp }.count) / Double(purchases(half).count)
+        #expect(share > 0.4 && share < 0.6, "share outside the app \(share)")
+        #expect(purchases(half).map(\.atMs) == purchases(inApp).map(\.atMs))
+        #expect(half.subscribers.map { $0.chains.map(\.transactions.count) } == inApp.subscribers.map { $0.chains.map(\.transactions.count) })
+        let comebacks = half.subscribers.flatMap { $0.resubscriptionsOutsideApp(after: 0, through: .max) }
+        #expect(comebacks.count == purchases(half).filter { !$0.inApp && $0.kind == .resubscription }.count)
+        let configured = try PopulationConfiguration(startMs: 0).applying(rates: ["resubscribe_outside_app=0.25"])
+        #expect(configured.resubscribeOutsideAppRate == 0.25)
     }
 
     @Test func faultsAreDeterministicAndFollowTheirRates() throws {

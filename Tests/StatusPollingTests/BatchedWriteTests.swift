@@ -113,6 +113,8 @@ import Testing
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_billing_retry (expires_at>?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_grace_period_expires_at (grace_period_expires_at>?)",
+                // The lapsed sweep: one search of the same index per turn of tonight's.
+                "SEARCH s USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
             ])
             let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
             #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])
@@ -141,7 +143,7 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in

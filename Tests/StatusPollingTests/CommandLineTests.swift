@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StatusPolling
 
 /// The `status-poller` binary as cron runs it: exit codes, one report on stdout, logs on stderr,
 /// the secret from the environment or a file.
@@ -74,6 +75,9 @@ import Testing
                 (["--circuit-breaker-threshold", "150"], "--circuit-breaker-threshold is a percentage above 0 and at most 100, got 150.0."),
                 (["--overload-threshold", "0"], "--overload-threshold is a percentage above 0 and at most 100, got 0.0."),
                 (["--overload-window", "20000"], "--overload-window must be between 1 and 10000 answers, got 20000."),
+                (["--lapsed-within", "0"], "--lapsed-within must be between 1 and 3650 days, got 0."),
+                (["--lapsed-every", "200"], "--lapsed-every must be between 0 (no sweep) and --lapsed-within (180) days, got 200."),
+                (["--lapsed-every=-1"], "--lapsed-every must be between 0 (no sweep) and --lapsed-within (180) days, got -1."),
             ]
             for (flags, message) in bad {
                 let outcome = try await statusPoller(local + flags, environment: secret)
@@ -81,12 +85,14 @@ import Testing
                 #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
             }
             let good = try await statusPoller(
-                local + ["--deadline", "90m", "--circuit-breaker", "off", "--overload-threshold", "35", "--overload-window", "50", "--report", "json"], environment: secret)
+                local + ["--deadline", "90m", "--circuit-breaker", "off", "--overload-threshold", "35", "--overload-window", "50", "--lapsed-every", "0", "--report", "json"],
+                environment: secret)
             #expect(good.status == 0, "\(good.stderr)")
             let options = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT options FROM poll_runs ORDER BY id DESC LIMIT 1") }
             #expect(options?.contains(#""deadline":"5400 s""#) == true, "\(options ?? "")")
             #expect(options?.contains(#""circuit_breaker":"off""#) == true)
             #expect(options?.contains(#""overload":"35.0 % of 50 answers""#) == true, "\(options ?? "")")
+            #expect(options?.contains(#""lapsed_sweep":"off""#) == true, "\(options ?? "")")
         }
     }
 
@@ -119,6 +125,42 @@ import Testing
         }
     }
 
+    /// A row that lapsed on the UTC day a week before the run's is asked on its turn, counted as
+    /// `selected_lapsed` in the report and the metrics; one that lapsed a day earlier is not.
+    @Test func aLapsedRowOnItsTurnIsAskedAndCounted() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let t0 = AppleJSON.t0, day = AppleJSON.day, hour = AppleJSON.hour
+                var lapsed = SubscriptionState(
+                    originalTransactionID: "1000000001", productID: "premium.monthly", environment: "Production",
+                    expiresAt: t0 + 21 * day + 10 * hour, autoRenewStatus: false, autoRenewProductID: "premium.monthly", expirationIntent: 1)
+                try db.insert(userID: "came-back", receipt: "R-back", lapsed)
+                lapsed.originalTransactionID = "1000000002"
+                lapsed.expiresAt = t0 + 20 * day + 10 * hour
+                try db.insert(userID: "not-its-turn", receipt: "R-later", lapsed)
+                // Resubscribed in the App Store on day 25: Apple's answer for the stored receipt.
+                let back = AppleJSON.Transaction(transactionID: "2000000002", purchaseMs: t0 + 25 * day, expiresMs: t0 + 55 * day)
+                await server.script("R-back", [.json(AppleJSON.valid(transactions: [AppleJSON.Transaction(expiresMs: t0 + 21 * day + 10 * hour), back], renewals: [AppleJSON.Renewal()]))])
+                let metrics = db.directory.appendingPathComponent("lapsed.prom").path
+                let outcome = try await statusPoller([
+                    "run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", "2026-01-29T00:00:00Z",
+                    "--production-url", production, "--sandbox-url", sandbox, "--report", "json", "--metrics-file", metrics,
+                ], environment: ["APPSTORE_SHARED_SECRET": "s"])
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+                #expect(report["selected"] as? Int == 1)
+                #expect(report["selected_lapsed"] as? Int == 1)
+                #expect(report["updated"] as? Int == 1)
+                #expect(await server.received.count == 1)
+                let row = try await db.store.subscriptions(ids: [1]).first
+                #expect(row?.state.expiresAt == t0 + 55 * day)
+                #expect(row?.state.entitlement(at: t0 + 28 * day) == .active)
+                let prom = try String(contentsOfFile: metrics, encoding: .utf8)
+                #expect(prom.contains(#"status_poller_run_selected_lapsed{mode="nightly"} 1"#), "\(prom)")
+            }
+        }
+    }
+
     @Test func sharedSecretMismatchExitsThree() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
@@ -140,7 +182,7 @@ import Testing
         let path = directory.appendingPathComponent("new.sqlite").path
         let first = try await statusPoller(["migrate", "--database", path])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied 5 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry, and a user's every row on an upload\n")
+        #expect(first.stdout == "applied 6 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry, and a user's every row on an upload, v6: the lapsed sweep\n")
         let second = try await statusPoller(["migrate", "--database", path])
         #expect(second.stdout == "schema is up to date: \(path)\n")
         let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])

@@ -71,17 +71,17 @@ struct PostgresStoreTests {
         let location = try await PostgresTestServer.createDatabase()
         defer { Task { await PostgresTestServer.dropDatabase(location) } }
         let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
-        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.open() }
+        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v5: the lapsed sweep")) { try await database.open() }
         #expect(await database.isReplaceableByDemo())
-        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload"])
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep"])
         #expect(try await database.migrate() == [])
         let store = try await database.open()
         try await store.enroll(userID: "a-real-user", receipt: "R")
         try await store.close()
         #expect(await !database.isReplaceableByDemo())
         try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v9: from the future', 9)")
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.open() }
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v4: hear the end of billing retry, and a user's every row on an upload")) { try await database.migrate() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v5: the lapsed sweep")) { try await database.open() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v5: the lapsed sweep")) { try await database.migrate() }
     }
 
     @Test func theNightlySelectionReadsIndexesOnly() async throws {
@@ -92,6 +92,9 @@ struct PostgresStoreTests {
                 SELECT 'u' || n, repeat('x', 200), 'otid-' || n, 'p', 1900000000000 + n, 1700000000000 FROM generate_series(1, 20000) AS n
                 """)
             try await db.execute("UPDATE subscriptions SET expires_at = 1800000000000 WHERE id % 1000 = 0")
+            // Lapsed on the UTC day a week before the night's (its turn), and six days before (not).
+            try await db.execute("UPDATE subscriptions SET expires_at = 1799400000000 WHERE id % 1000 = 500")
+            try await db.execute("UPDATE subscriptions SET expires_at = 1799500000000 WHERE id % 1000 = 250")
             try await db.execute("ANALYZE subscriptions")
             let sql = PostgresSubscriptionStore.nightlyDueIDsSQL(SelectionWindows(), nowMs: 1_800_000_000_000)
             let explained = try await (db.store as! PostgresSubscriptionStore).read { connection, logger in
@@ -101,7 +104,14 @@ struct PostgresStoreTests {
             for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at"] {
                 #expect(explained.contains { $0.contains(index) }, "\(index) unused:\n\(explained.joined(separator: "\n"))")
             }
-            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: 1_800_000_000_000, after: 0) == (1...20).map { Int64($0 * 1000) })
+            // Both `expires_at` terms (near expiry, the lapsed sweep: one search per turn) use the
+            // index, the sweep's with the retry flag in its condition (no row is read to check it).
+            #expect(explained.filter { $0.contains("Scan using subscriptions_expires_at") }.count == 2, "\(explained.joined(separator: "\n"))")
+            #expect(explained.contains { $0.contains("Index Cond: ((expires_at >= \"*VALUES*\".column1) AND (expires_at <= \"*VALUES*\".column2) AND (is_in_billing_retry = 0))") })
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: 1_800_000_000_000, after: 0) == (1...40).map { Int64($0 * 500) })
+            var withoutSweep = SelectionWindows()
+            withoutSweep.lapsed = nil
+            #expect(try await db.store.dueSubscriptionIDs(.nightly(withoutSweep), nowMs: 1_800_000_000_000, after: 0) == (1...20).map { Int64($0 * 1000) })
         }
     }
 
@@ -151,7 +161,7 @@ struct PostgresStoreTests {
         withPassword.path = "/" + location.database
         let migrate = try await StatusPollerProcess.launch(["migrate"], environment: ["STATUS_POLLER_DATABASE": withPassword.string!]).outcome()
         #expect(migrate.status == 0)
-        #expect(migrate.stdout == "applied 4 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload\n")
+        #expect(migrate.stdout == "applied 5 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload, v5: the lapsed sweep\n")
         let runs = try await StatusPollerProcess.launch(["runs", "--database", location.name], environment: ["PGPASSWORD": PostgresTestServer.password]).outcome()
         #expect(runs.status == 0)
         #expect(runs.stdout == "no runs yet in \(location.name)\n")

@@ -31,18 +31,19 @@ import Testing
     }
 
     /// Tonight's selection, and whether a later night reaches the row: an active row far from
-    /// expiry is not due tonight but will be near its expiry; a row that lapsed long ago is
-    /// reached by no later night (until the lapsed sweep of the next issue).
+    /// expiry is not due tonight but will be near its expiry; a lapsed row is reached by the
+    /// lapsed sweep on its turn while it lapsed less than 180 days ago, and then by no night.
     @Test(arguments: [
         ("unverified", Self.row { $0 = .unverified }, false, true, true),
         ("uploaded", Self.row { _ in }, true, true, true),
         ("active far from expiry", Self.row { _ in }, false, false, true),
         ("expires in 24 h", Self.row { $0.expiresAt = Self.now + Self.day }, false, true, true),
         ("expired 47 h ago", Self.row { $0.expiresAt = Self.now - 47 * 3_600_000 }, false, true, true),
-        ("expired 49 h ago", Self.row { $0.expiresAt = Self.now - 49 * 3_600_000; $0.expirationIntent = 1 }, false, false, false),
+        ("expired 49 h ago", Self.row { $0.expiresAt = Self.now - 49 * 3_600_000; $0.expirationIntent = 1 }, false, false, true),
         ("grace ended 23 h ago", Self.row { $0.expiresAt = Self.now - 17 * Self.day; $0.gracePeriodExpiresAt = Self.now - 23 * 3_600_000 }, false, true, true),
-        ("grace ended 25 h ago, retry over", Self.row { $0.expiresAt = Self.now - 17 * Self.day; $0.gracePeriodExpiresAt = Self.now - 25 * 3_600_000 }, false, false, false),
-        ("refunded long ago", Self.row { $0.expiresAt = Self.now - 90 * Self.day; $0.cancelledAt = Self.now - 95 * Self.day }, false, false, false),
+        ("grace ended 25 h ago, retry over", Self.row { $0.expiresAt = Self.now - 17 * Self.day; $0.gracePeriodExpiresAt = Self.now - 25 * 3_600_000 }, false, false, true),
+        ("refunded long ago", Self.row { $0.expiresAt = Self.now - 90 * Self.day; $0.cancelledAt = Self.now - 95 * Self.day }, false, false, true),
+        ("lapsed 181 days ago", Self.row { $0.expiresAt = Self.now - 181 * Self.day; $0.expirationIntent = 1 }, false, false, false),
     ])
     func tonightAndLater(name: String, state: SubscriptionState, uploaded: Bool, tonight: Bool, later: Bool) {
         #expect(Self.bounds.selects(state, receiptUploaded: uploaded) == tonight, "\(name)")

@@ -25,7 +25,7 @@ import Testing
             "bundleId": "com.example.premium", "productId": t.productID, "subscriptionGroupIdentifier": chain.groupID,
             "purchaseDate": t.purchaseMs, "originalPurchaseDate": first.purchaseMs, "expiresDate": t.expiresMs, "quantity": 1,
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": ms, "environment": environment,
-            "transactionReason": t.transactionID == first.transactionID || chain.inAppPurchases.contains(t.purchaseMs) ? "PURCHASE" : "RENEWAL",
+            "transactionReason": t.transactionID == first.transactionID || chain.purchases.contains { $0.atMs == t.purchaseMs } ? "PURCHASE" : "RENEWAL",
             "storefront": "USA", "storefrontId": "143441", "currency": "USD",
         ]
         let prices = ["premium.monthly": 9990, "premium.yearly": 99990, "premium.pro.monthly": 14990, "storage.monthly": 2990]

@@ -78,6 +78,21 @@ import Testing
             add("grace ended 23h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 23 * hour }, due: true)
             add("grace ended 25h ago", { $0.expiresAt = now - 16 * day; $0.gracePeriodExpiresAt = now - 25 * hour }, due: false)
             add("refunded long ago", { $0.expiresAt = now - 90 * day; $0.cancelledAt = now - 95 * day }, due: false)
+            // The lapsed sweep (every 7 days, within 180): tonight (00:00 UTC) takes the rows that
+            // expired on the UTC days 7, 14, … 175 days before tonight's.
+            let lapsedDue = [
+                "lapsed 7 days ago, its turn", "lapsed 6 days ago, the last ms of its turn's day", "lapsed 14 days ago, its second turn",
+                "lapsed 175 days ago", "refunded and lapsed 7 days ago",
+            ]
+            add(lapsedDue[0], { $0.expiresAt = now - 7 * day; $0.expirationIntent = 1 }, due: true)
+            add("lapsed 7 days ago and 1 ms, the day before its turn's", { $0.expiresAt = now - 7 * day - 1; $0.expirationIntent = 1 }, due: false)
+            add(lapsedDue[1], { $0.expiresAt = now - 6 * day - 1; $0.expirationIntent = 1 }, due: true)
+            add("lapsed 6 days ago", { $0.expiresAt = now - 6 * day; $0.expirationIntent = 1 }, due: false)
+            add(lapsedDue[2], { $0.expiresAt = now - 14 * day; $0.expirationIntent = 1 }, due: true)
+            add(lapsedDue[3], { $0.expiresAt = now - 175 * day; $0.expirationIntent = 1 }, due: true)
+            add("lapsed 182 days ago, past the sweep", { $0.expiresAt = now - 182 * day; $0.expirationIntent = 1 }, due: false)
+            add(lapsedDue[4], { $0.expiresAt = now - 7 * day; $0.cancelledAt = now - 20 * day }, due: true)
+            add("billing retry 70 days past expiry (retry rows are not swept)", { $0.expiresAt = now - 70 * day; $0.isInBillingRetry = true }, due: false)
             var expectedIDs: [Int64] = []
             for (name, state, due) in rows {
                 let id = try await db.insert(userID: name, receipt: "receipt of \(name)", state)
@@ -92,7 +107,12 @@ import Testing
             #expect(narrowIDs == [
                 "unverified", "billing retry 59 days past expiry", "billing retry 60 days past expiry",
                 "billing retry 61 days past expiry (Apple's end, not heard yet)", "billing retry 67 days past expiry", "in grace", "grace ended 23h ago",
-            ])
+            ] + lapsedDue)
+            // `--lapsed-every 0`: no sweep.
+            var noSweep = SelectionWindows()
+            noSweep.lapsed = nil
+            let expectedWithoutSweep = rows.filter { $0.2 && !lapsedDue.contains($0.0) }.map(\.0)
+            #expect(try await db.store.subscriptions(ids: try await db.store.dueSubscriptionIDs(.nightly(noSweep), nowMs: now, after: 0)).map(\.userID) == expectedWithoutSweep)
         }
     }
 

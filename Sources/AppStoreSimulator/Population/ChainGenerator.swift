@@ -39,7 +39,7 @@ struct ChainGenerator {
                 chain.transactions[chain.transactions.count - 1].upgradedAtMs = at
                 product = Catalog.proMonthly
                 chain.autoRenewProduct.append(.init(atMs: at, value: product.id))
-                chain.inAppPurchases.append(at)
+                recordPurchase(.upgrade, at: at)
                 start = at
                 end = at + product.durationMs
                 add(product, purchaseMs: at, expiresMs: end)
@@ -97,9 +97,17 @@ struct ChainGenerator {
         let product = Catalog.product(chain.latest(chain.autoRenewProduct, at: at) ?? Catalog.monthly.id)
         chain.autoRenew.append(.init(atMs: at, value: true))
         chain.autoRenewProduct.append(.init(atMs: at, value: product.id))
-        chain.inAppPurchases.append(at)
+        recordPurchase(.resubscription, at: at)
         add(product, purchaseMs: at, expiresMs: at + product.durationMs)
         return (at, at + product.durationMs, product)
+    }
+
+    /// Whether the customer bought in the app or in the App Store is drawn from a generator of
+    /// its own, so the share changes no other draw: a seed's population stays the same.
+    private mutating func recordPurchase(_ kind: SimulatedChain.Purchase.Kind, at ms: Int64) {
+        var draw = SeededRandom(seed: configuration.seed, stableHash(chain.originalTransactionID), UInt64(bitPattern: ms))
+        let outside = draw.chance(configuration.resubscribeOutsideAppRate)
+        chain.purchases.append(.init(atMs: ms, kind: kind, inApp: !outside))
     }
 
     private mutating func add(_ product: SimulatedProduct, purchaseMs: Int64, expiresMs: Int64, trial: Bool = false, introOffer: Bool = false) {

@@ -45,6 +45,9 @@ public struct PopulationConfiguration: Sendable, Equatable {
     public var downgradeRate: Double
     /// A lapsed subscriber comes back within 60 days.
     public var resubscribeRate: Double
+    /// Share of resubscriptions and upgrades bought in the App Store rather than in the app
+    /// (its subscription settings, a win-back offer): no receipt is uploaded for them.
+    public var resubscribeOutsideAppRate: Double
 
     public init(
         subscribers: Int = 3000, seed: UInt64 = 42, startMs: Int64, horizonMs: Int64? = nil,
@@ -53,7 +56,8 @@ public struct PopulationConfiguration: Sendable, Equatable {
         yearlyShare: Double = 0.2, proShare: Double = 0.15, trialShare: Double = 0.25, introOfferShare: Double = 0.1,
         secondGroupShare: Double = 0.08, sandboxShare: Double = 0.02,
         churnRate: Double = 0.06, billingFailureRate: Double = 0.07, recoveryRate: Double = 0.65,
-        refundRate: Double = 0.01, upgradeRate: Double = 0.02, downgradeRate: Double = 0.03, resubscribeRate: Double = 0.25
+        refundRate: Double = 0.01, upgradeRate: Double = 0.02, downgradeRate: Double = 0.03, resubscribeRate: Double = 0.25,
+        resubscribeOutsideAppRate: Double = 0.5
     ) {
         self.subscribers = subscribers
         self.seed = seed
@@ -77,12 +81,13 @@ public struct PopulationConfiguration: Sendable, Equatable {
         self.upgradeRate = upgradeRate
         self.downgradeRate = downgradeRate
         self.resubscribeRate = resubscribeRate
+        self.resubscribeOutsideAppRate = resubscribeOutsideAppRate
     }
 }
 
 extension PopulationConfiguration {
     /// The rates `--rate NAME=VALUE` can set.
-    public static let rateNames = ["churn", "billing_failure", "recovery", "refund", "upgrade", "downgrade", "resubscribe", "sandbox", "second_group", "trial", "yearly"]
+    public static let rateNames = ["churn", "billing_failure", "recovery", "refund", "upgrade", "downgrade", "resubscribe", "resubscribe_outside_app", "sandbox", "second_group", "trial", "yearly"]
 
     /// A copy with rates set from `NAME=VALUE` items; throws on an unknown name or a value outside 0…1.
     public func applying(rates items: [String]) throws -> Self {
@@ -98,6 +103,7 @@ extension PopulationConfiguration {
             case "upgrade": copy.upgradeRate = value
             case "downgrade": copy.downgradeRate = value
             case "resubscribe": copy.resubscribeRate = value
+            case "resubscribe_outside_app": copy.resubscribeOutsideAppRate = value
             case "sandbox": copy.sandboxShare = value
             case "second_group": copy.secondGroupShare = value
             case "trial": copy.trialShare = value

@@ -38,6 +38,16 @@ public struct SimulatedChain: Sendable {
         public var intent: Int
     }
 
+    /// A purchase after the first: a resubscription after a lapse, or an upgrade. Made in the
+    /// app, it uploads a new receipt; made in the App Store (its subscription settings, a
+    /// win-back offer), nothing reaches the web service.
+    public struct Purchase: Sendable, Equatable {
+        public enum Kind: Sendable, Equatable { case resubscription, upgrade }
+        public var atMs: Int64
+        public var kind: Kind
+        public var inApp: Bool
+    }
+
     public var originalTransactionID: String
     public var groupID: String
     public var transactions: [Transaction] = []
@@ -45,13 +55,16 @@ public struct SimulatedChain: Sendable {
     public var autoRenewProduct: [Change<String>] = []
     public var billingRetries: [BillingRetry] = []
     public var lapses: [Lapse] = []
-    /// Instants the user bought in the app (resubscription, upgrade), which uploads a new receipt.
-    public var inAppPurchases: [Int64] = []
+    /// What the customer bought after the first purchase, in order.
+    public var purchases: [Purchase] = []
 
     init(originalTransactionID: String, groupID: String) {
         self.originalTransactionID = originalTransactionID
         self.groupID = groupID
     }
+
+    /// Instants the user bought in the app, which uploads a new receipt.
+    public var inAppPurchases: [Int64] { purchases.filter(\.inApp).map(\.atMs) }
 
     func latest<V>(_ changes: [Change<V>], at ms: Int64) -> V? {
         changes.last { $0.atMs <= ms }?.value

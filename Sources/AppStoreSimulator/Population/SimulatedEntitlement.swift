@@ -115,4 +115,12 @@ extension SimulatedSubscriber {
     public func inAppPurchases(after: Int64, through: Int64) -> [Int64] {
         chains.flatMap(\.inAppPurchases).filter { $0 > after && $0 <= through }.sorted()
     }
+
+    /// Resubscriptions in (after, through] bought outside the app: the chain and the instant.
+    public func resubscriptionsOutsideApp(after: Int64, through: Int64) -> [(originalTransactionID: String, atMs: Int64)] {
+        chains.flatMap { chain in
+            chain.purchases.filter { !$0.inApp && $0.kind == .resubscription && $0.atMs > after && $0.atMs <= through }
+                .map { (chain.originalTransactionID, $0.atMs) }
+        }
+    }
 }

@@ -24,7 +24,7 @@ enum ServerAPIResponseBuilder {
     static func transaction(_ t: SimulatedChain.Transaction, chain: SimulatedChain, environment: String, bundleID: String, at ms: Int64) -> [String: Any] {
         let first = chain.transactions.first { $0.purchaseMs <= ms } ?? t
         // The customer bought the first one, a resubscription and an upgrade; the App Store renewed the rest.
-        let purchased = t.transactionID == first.transactionID || chain.inAppPurchases.contains(t.purchaseMs)
+        let purchased = t.transactionID == first.transactionID || chain.purchases.contains { $0.atMs == t.purchaseMs }
         var o: [String: Any] = [
             "transactionId": t.transactionID, "originalTransactionId": chain.originalTransactionID,
             "webOrderLineItemId": "9\(t.transactionID)", "bundleId": bundleID, "productId": t.productID,

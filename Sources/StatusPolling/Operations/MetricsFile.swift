@@ -34,6 +34,8 @@ public enum MetricsFile {
             registry.makeGauge(name: "status_poller_run_transitions", labels: m + [("transition", transition.rawValue)], help: "Entitlement changes of the last run.")
                 .set(Double(count))
         }
+        registry.makeGauge(name: "status_poller_run_selected_lapsed", labels: m, help: "Lapsed subscriptions the last run asked about on their turn in the lapsed sweep.")
+            .set(Double(report.selectedLapsed))
         registry.makeGauge(name: "status_poller_run_requests", labels: m, help: "Requests sent to the App Store in the last run.").set(Double(report.requests))
         registry.makeGauge(name: "status_poller_run_retries", labels: m, help: "Retries in the last run.").set(Double(report.retries))
 

@@ -110,6 +110,11 @@ extension PollRun {
     /// conflicts at notice and above; changes at debug (the audit trail holds every change).
     func count(_ written: WrittenRow, into report: inout RunReport) {
         report.selected += 1
+        if case .nightly(let windows) = configuration.selection,
+            windows.bounds(nowMs: configuration.nowMs).selectsOnlyAsLapsed(written.row.state, receiptUploaded: written.row.receiptUploaded)
+        {
+            report.selectedLapsed += 1
+        }
         report.requests += written.stats.requests
         report.retries += written.stats.retries
         let id = written.row.id

@@ -7,6 +7,8 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var dryRun: Bool
     /// Rows taken from the selection.
     public var selected = 0
+    /// Of those, rows selected only because it was their turn in the lapsed sweep.
+    public var selectedLapsed = 0
     /// Rows Apple answered for and whose answer was accepted (written, or would be in a dry run).
     public var verified = 0
     /// Verified rows whose contract columns changed.
@@ -44,7 +46,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var checkpoint: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
-        case nowMs = "now_ms", dryRun = "dry_run", selected, verified, updated, unchanged, superseded, discovered
+        case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint
@@ -55,6 +57,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(nowMs, forKey: .nowMs)
         try c.encode(dryRun, forKey: .dryRun)
         try c.encode(selected, forKey: .selected)
+        try c.encode(selectedLapsed, forKey: .selectedLapsed)
         try c.encode(verified, forKey: .verified)
         try c.encode(updated, forKey: .updated)
         try c.encode(unchanged, forKey: .unchanged)

@@ -1,6 +1,7 @@
 /// Which rows a nightly run sends to Apple, relative to the run's clock: never verified, a receipt
 /// newly uploaded by the web service, near expiry, in billing retry, in or just out of a grace
-/// period. Everything else (an active subscription far from expiry, one long lapsed) is left alone.
+/// period, and lapsed ones on their turn in the lapsed sweep. Everything else (an active
+/// subscription far from expiry, one lapsed longer than the sweep reaches) is left alone.
 public struct SelectionWindows: Sendable, Equatable {
     /// Rows that expired at most this long ago…
     public var nearExpiryBefore: Duration
@@ -11,6 +12,8 @@ public struct SelectionWindows: Sendable, Equatable {
     public var billingRetryPastExpiry: Duration
     /// Rows in a grace period, or whose grace period ended at most this long ago.
     public var graceEndedWithin: Duration
+    /// Lapsed rows, asked again on a spread schedule; nil turns the sweep off.
+    public var lapsed: LapsedSweep?
 
     /// How long Apple retries a failed renewal: the App Store "attempts to collect payment for up
     /// to 60 days" (Apple, *Reducing Involuntary Subscriber Churn*; `shared/reference/insights.md`),
@@ -28,12 +31,13 @@ public struct SelectionWindows: Sendable, Equatable {
     public init(
         nearExpiryBefore: Duration = Self.defaultNearExpiryBefore, nearExpiryAfter: Duration = Self.defaultNearExpiryAfter,
         billingRetryPastExpiry: Duration = Self.appleBillingRetryPeriod + Self.billingRetryEndMargin,
-        graceEndedWithin: Duration = .seconds(24 * 3600)
+        graceEndedWithin: Duration = .seconds(24 * 3600), lapsed: LapsedSweep? = LapsedSweep()
     ) {
         self.nearExpiryBefore = nearExpiryBefore
         self.nearExpiryAfter = nearExpiryAfter
         self.billingRetryPastExpiry = billingRetryPastExpiry
         self.graceEndedWithin = graceEndedWithin
+        self.lapsed = lapsed
     }
 
     /// The bounds in milliseconds for a run at `nowMs`, as the store's query uses them.
@@ -42,7 +46,8 @@ public struct SelectionWindows: Sendable, Equatable {
             nearExpiryFrom: nowMs - nearExpiryBefore.milliseconds,
             nearExpiryTo: nowMs + nearExpiryAfter.milliseconds,
             billingRetryExpiredSince: nowMs - billingRetryPastExpiry.milliseconds,
-            graceEndedSince: nowMs - graceEndedWithin.milliseconds)
+            graceEndedSince: nowMs - graceEndedWithin.milliseconds,
+            lapsed: lapsed?.night(nowMs: nowMs))
     }
 
     /// The selection as absolute times (ms since 1970), inclusive.
@@ -51,12 +56,23 @@ public struct SelectionWindows: Sendable, Equatable {
         public var nearExpiryTo: Int64
         public var billingRetryExpiredSince: Int64
         public var graceEndedSince: Int64
+        /// Tonight's turns of the lapsed sweep; nil when it is off.
+        public var lapsed: LapsedSweep.Night?
 
         /// Whether a row with `state` is selected: the same rule as the store's SQL, row by row,
         /// for tests and for stores that cannot filter. (The stores also select every row of a
         /// user who has a row with an uploaded receipt, which one row's state cannot tell.)
         public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
             selects(state, receiptUploaded: receiptUploaded, orLater: false)
+        }
+
+        /// Whether tonight selects the row only because it is its turn in the lapsed sweep (the
+        /// run report's `selected_lapsed`).
+        public func selectsOnlyAsLapsed(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+            guard let lapsed, isLapsed(state), let expires = state.expiresAt, lapsed.isTurn(expiresAt: expires) else { return false }
+            var without = self
+            without.lapsed = nil
+            return !without.selects(state, receiptUploaded: receiptUploaded)
         }
 
         /// Whether the night of these bounds or a later one selects a row whose columns stay as
@@ -73,7 +89,17 @@ public struct SelectionWindows: Sendable, Equatable {
                 if state.isInBillingRetry, expires >= billingRetryExpiredSince { return true }
             }
             if let grace = state.gracePeriodExpiresAt, grace >= graceEndedSince { return true }
+            if let lapsed, isLapsed(state), let expires = state.expiresAt {
+                return orLater ? lapsed.hasTurnNowOrLater(expiresAt: expires) : lapsed.isTurn(expiresAt: expires)
+            }
             return false
+        }
+
+        /// The sweep's rows: expired and not in billing retry (whose own window covers it).
+        /// Refunded rows too: a refund ends a period, not the customer, who may come back.
+        private func isLapsed(_ state: SubscriptionState) -> Bool {
+            guard let expires = state.expiresAt, let lapsed else { return false }
+            return !state.isInBillingRetry && expires < lapsed.nowMs
         }
     }
 }
