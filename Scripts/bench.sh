@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,postgres] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres] [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -19,7 +19,10 @@
 # (Scripts/bench/server-api.sh); it also reads the most requests the stand-in received in any one
 # second (at most the rate). `faults` is status-poller alone against the full simulator at 50 ms,
 # c = 64, 12,800 new rows (--quick: 3,200), without faults, then with 3 % and 10 % of 503s and
-# retryable statuses: throughput as a share of the fault-free run (Scripts/bench/faults.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
+# retryable statuses: throughput as a share of the fault-free run (Scripts/bench/faults.sh). `lapsed`
+# plays `status-poller demo` (1,000 subscribers, 90 nights, no receipt uploads) without and with the
+# lapsed sweep: locked-out paying users, requests over the nights, how long comebacks went unseen
+# (Scripts/bench/lapsed.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
 # 40,000 due among 1,000,000 rows, 1 worker then 4 workers (c = 16 each, L = 50 ms; throughput of
 # the whole night and the speed-up), with the web service's reads of `entitlements` beside them
 # (pgbench as the webservice role: p50, p99, max, errors); skipped by --quick unless --cases names
@@ -50,7 +53,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -61,7 +64,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed"
   [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -70,7 +73,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -275,6 +278,7 @@ PY
 source "$root/Scripts/bench/server-api.sh"
 source "$root/Scripts/bench/postgres.sh"
 source "$root/Scripts/bench/faults.sh"
+source "$root/Scripts/bench/lapsed.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -342,6 +346,7 @@ for case in ${cases//,/ }; do
     scale) scale ;;
     server-api) [[ " ${pollers[*]} " == *" status-poller "* ]] && server_api_case $([ "$quick" -eq 1 ] && echo 500 || echo 1500) ;;
     faults) [[ " ${pollers[*]} " == *" status-poller "* ]] && faults_case $([ "$quick" -eq 1 ] && echo 3200 || echo 12800) ;;
+    lapsed) [[ " ${pollers[*]} " == *" status-poller "* ]] && lapsed_case ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
@@ -351,6 +356,7 @@ say "summary (release build, $(nproc) cores, $(date -u +%Y-%m-%d))"
 print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
 print_server_api_table 50
 print_faults_table
+print_lapsed_table
 print_postgres_table "$results/$stamp-postgres.csv"
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"

@@ -220,6 +220,19 @@ struct PostgresWorkerTests {
                     ], renewals: [AppleJSON.Renewal(originalTransactionID: "\(1_000_000 + index)")])
                     await server.script("R\(index)", [.json(answer)])
                 }
+                // Rows that lapsed 1 to 14 days before the night's UTC day: the lapsed sweep's two on
+                // their turn (7 and 14 days back) are shared like any other, as are the two within
+                // the near-expiry window's 48 hours; the rest are left alone.
+                for back in Int64(1)...14 {
+                    let otid = "\(3_000_000 + back)", expires = t0 + day - back * day + 5 * AppleJSON.hour
+                    let lapsed = SubscriptionState(
+                        originalTransactionID: otid, productID: "premium.monthly", environment: "Production", expiresAt: expires,
+                        autoRenewStatus: false, autoRenewProductID: "premium.monthly", expirationIntent: 1)
+                    try await db.insert(userID: "lapsed\(back)", receipt: "L\(back)", lapsed)
+                    await server.script("L\(back)", [.json(AppleJSON.valid(latestReceipt: nil, transactions: [
+                        T(originalTransactionID: otid, transactionID: otid, expiresMs: expires),
+                    ], renewals: [AppleJSON.Renewal(originalTransactionID: otid, autoRenewStatus: "0", expirationIntent: "1")]))])
+                }
                 let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
                 let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
                 let reports = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
@@ -236,8 +249,10 @@ struct PostgresWorkerTests {
                         return try await group.reduce(into: []) { $0.append($1) }
                     }
                 }
-                #expect(reports.compactMap { $0?.verified }.reduce(0, +) == count)
+                #expect(reports.compactMap { $0?.verified }.reduce(0, +) == count + 4)
+                #expect(reports.compactMap { $0?.selectedLapsed }.reduce(0, +) == 2)
                 for index in 0..<count { #expect(await server.requests(for: "R\(index)").count == 1, "R\(index)") }
+                for back in 1...14 { #expect(await server.requests(for: "L\(back)").count == (back % 7 == 0 || back <= 2 ? 1 : 0), "L\(back)") }
                 #expect(try await db.row("SELECT count(*) AS n FROM work_targets WHERE NOT done")?["n"] == "0")
                 #expect(try await db.row("SELECT count(*) AS n FROM subscriptions WHERE original_transaction_id IS NULL OR lease_run IS NOT NULL")?["n"] == "0")
                 #expect(try await db.row("SELECT count(DISTINCT worker) AS workers, count(DISTINCT work_id) AS nights FROM poll_runs") == ["workers": "3", "nights": "1"])
