@@ -27,8 +27,8 @@ public struct DemoConfiguration: Sendable {
     public var backend: DemoBackend
     /// The Server API's requests per second: the simulator is not Apple, so well above Apple's 50.
     public var serverAPIRate: Int
-    /// The nightly selection (worker processes are given its lapsed sweep; the rest are `run`'s defaults), and
-    /// the truth check's idea of which rows a later night selects.
+    /// The nightly selection (worker processes are given its lapsed sweep and use `run`'s defaults
+    /// for the rest), and the truth check's idea of which rows a later night selects.
     public var windows = SelectionWindows()
     /// The population's rates, `NAME=VALUE` as `simulate --rate` takes them (e.g.
     /// `resubscribe_outside_app=1`: no purchase after the first uploads a receipt).

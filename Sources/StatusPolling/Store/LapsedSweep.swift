@@ -24,7 +24,7 @@ public struct LapsedSweep: Sendable, Equatable {
     /// Turns are whole UTC days.
     public static let dayMs: Int64 = 86_400_000
 
-    /// `within` and `every` are whole days (rounded down), `every` at least one.
+    /// `every` counts in whole days (rounded down, at least one): turns are UTC days.
     public init(within: Duration = Self.defaultWithin, every: Duration = Self.defaultEvery) {
         self.within = within
         self.every = every
