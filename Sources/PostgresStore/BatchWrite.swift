@@ -5,8 +5,9 @@ import StatusPolling
 /// One batch of results written in a handful of statements whatever its size: the batch's rows
 /// read and locked at once, the chains they adopt looked up at once, then every verified row,
 /// every failure and every audit event written by one statement each from a JSON array
-/// (`jsonb_to_recordset`). A statement per row cost a round trip and most of a worker's CPU; the
-/// decisions are still taken row by row, in order, so an earlier result of the batch counts.
+/// (`jsonb_to_recordset`). A statement per row cost a round trip and most of a worker's CPU; each
+/// result is still planned row by row, in order (`RowUpdatePlan`, the rules every writer shares),
+/// on the locked rows and the chains' owners as the batch leaves them, so an earlier result counts.
 struct BatchWrite {
     let connection: PostgresConnection
     let logger: Logger
@@ -14,24 +15,18 @@ struct BatchWrite {
     /// one update of the wide row fewer each (nil: a run without leases).
     let releasing: Int64?
 
-    /// A row as the batch found it, locked for the transaction.
-    private struct Current {
-        var userID: String
-        var receipt: String
-        var leaseRun: Int64?
-        var state: SubscriptionState
-    }
-
     /// Writes the results; returns, in order, what each verified one did (nil for a failure), and
     /// the ids whose results were written (the others' leases belong to another run).
     func write(_ results: [ResultBatch.Result]) async throws -> (outcomes: [VerifiedWriteResult?], written: [Int64]) {
         let ids = results.map(\.subscriptionID)
-        var current: [Int64: Current] = [:]
+        var current: [Int64: RowUpdatePlan.LockedRow] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
         for (id, row) in try await rows(
             "SELECT id, user_id, latest_receipt, lease_run, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
             { reader in
-                (try reader.next(Int64.self), Current(userID: try reader.next(), receipt: try reader.next(), leaseRun: try reader.next(), state: try reader.state()))
+                let id: Int64 = try reader.next(), userID: String = try reader.next(), receipt: String = try reader.next()
+                let leaseRun: Int64? = try reader.next()
+                return (id, RowUpdatePlan.LockedRow(userID: userID, latestReceipt: receipt, state: try reader.state(), leaseRun: leaseRun))
             }
         ) {
             current[id] = row
@@ -42,49 +37,25 @@ struct BatchWrite {
         var verifiedRows: [String] = [], failureRows: [String] = [], events: [String] = []
         for result in results {
             let id = result.subscriptionID
-            let row = current[id]
-            if let runID = result.runID, let leaseRun = row?.leaseRun, leaseRun != runID {
-                outcomes.append(result.isVerified ? .superseded : nil)
-                continue
+            let plan = RowUpdatePlan(result, current: current[id], ownerOf: { owners[$0] })
+            outcomes.append(plan.result)
+            if plan.isWritten { written.append(id) }
+            switch plan.columns {
+            case .untouched: break
+            case .failure(let failure):
+                failureRows.append(Self.failureJSON(id: id, failure: failure, at: plan.atMs))
+            case .verified(let state, let latestReceipt, let status):
+                verifiedRows.append(Self.verifiedJSON(id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs))
+                // Later results of the batch see this row's chain as the transaction will.
+                if let released = current[id]?.state.originalTransactionID { owners[released] = nil }
+                if let chain = state.originalTransactionID { owners[chain] = id }
             }
-            switch result {
-            case .failed(let failed):
-                outcomes.append(nil)
-                guard row != nil else { continue }
-                failureRows.append(Self.failureJSON(id: id, failure: failed.failure, at: failed.attemptedAtMs))
-                written.append(id)
-            case .verified(let update):
-                guard let row else { outcomes.append(.missing); continue }
-                guard row.receipt == update.receiptSent else { outcomes.append(.superseded); written.append(id); continue }
-                written.append(id)
-                var state = update.state
-                var discovered: [SubscriptionState] = []
-                if let chain = state.originalTransactionID, chain != row.state.originalTransactionID {
-                    switch ChainAdoption(candidates: [state] + update.otherChains, ownerOf: { owners[$0].flatMap { $0 == id ? nil : $0 } }) {
-                    case .conflict(let owner):
-                        let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
-                        failureRows.append(Self.failureJSON(id: id, failure: failure, at: update.verifiedAtMs))
-                        events.append(Self.eventJSON(id: id, userID: row.userID, update: update, reason: "conflict", old: row.state, new: row.state))
-                        outcomes.append(.conflict(owner: owner))
-                        continue
-                    case .adopt(let adopted, let others):
-                        state = adopted
-                        discovered = others
-                    }
-                    if let released = row.state.originalTransactionID { owners[released] = nil }
-                    owners[state.originalTransactionID!] = id
-                }
-                verifiedRows.append(Self.verifiedJSON(id: id, state: state, update: update))
-                if row.state != state {
-                    let reason = SubscriptionTransition.between(row.state, state, at: update.verifiedAtMs).rawValue
-                    events.append(Self.eventJSON(id: id, userID: row.userID, update: update, reason: reason, old: row.state, new: state))
-                }
-                for chain in discovered {
-                    let newID = try await enrollDiscovered(chain, userID: row.userID, receipt: update.latestReceipt ?? update.receiptSent, update: update)
-                    owners[chain.originalTransactionID!] = newID
-                    events.append(Self.eventJSON(id: newID, userID: row.userID, update: update, reason: "discovered", old: .unverified, new: chain))
-                }
-                outcomes.append(.written(previous: row.state, adopted: state == update.state ? nil : state, discovered: discovered.count))
+            guard let userID = plan.userID else { continue }
+            events += plan.events.map { Self.eventJSON(id: id, userID: userID, plan: plan, reason: $0.reason, old: $0.old, new: $0.new) }
+            for chain in plan.discovered {
+                let newID = try await enrollDiscovered(chain, userID: userID, plan: plan)
+                owners[chain.originalTransactionID!] = newID
+                events.append(Self.eventJSON(id: newID, userID: userID, plan: plan, reason: .discovered, old: .unverified, new: chain))
             }
         }
         try await writeVerified(verifiedRows)
@@ -94,7 +65,7 @@ struct BatchWrite {
     }
 
     /// Which rows own the chains the batch's new rows may adopt, as the transaction sees them.
-    private func owners(of results: [ResultBatch.Result], current: [Int64: Current]) async throws -> [String: Int64] {
+    private func owners(of results: [ResultBatch.Result], current: [Int64: RowUpdatePlan.LockedRow]) async throws -> [String: Int64] {
         let otids = results.flatMap { result -> [String] in
             guard case .verified(let update) = result, let chain = update.state.originalTransactionID,
                 chain != current[update.subscriptionID]?.state.originalTransactionID
@@ -164,17 +135,17 @@ struct BatchWrite {
 
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
     /// of the same user, so the web service and `show` see it; its id for the audit event.
-    private func enrollDiscovered(_ state: SubscriptionState, userID: String, receipt: String, update: VerifiedUpdate) async throws -> Int64 {
+    private func enrollDiscovered(_ state: SubscriptionState, userID: String, plan: RowUpdatePlan) async throws -> Int64 {
         try await connection.query("""
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
                 expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
             VALUES (
-                \(userID), \(receipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
+                \(userID), \(plan.discoveredReceipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
                 \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(update.verifiedAtMs), \(update.verifiedAtMs),
-                \(update.upstreamStatus.code)::integer, \(update.upstreamStatus.backend.rawValue))
+                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(plan.atMs), \(plan.atMs),
+                \(plan.upstreamStatus?.code)::integer, \(plan.upstreamStatus?.backend.rawValue))
             RETURNING id
             """, logger: logger).decode(Int64.self).collect()[0]
     }
@@ -183,15 +154,15 @@ struct BatchWrite {
         try await PostgresSubscriptionStore.rows(connection.query(query, logger: logger), body)
     }
 
-    static func verifiedJSON(id: Int64, state s: SubscriptionState, update: VerifiedUpdate) -> String {
+    static func verifiedJSON(id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64) -> String {
         """
         {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
         "environment":\(JSONText.quoted(s.environment)),"expires_at":\(JSONText.number(s.expiresAt)),\
         "grace_period_expires_at":\(JSONText.number(s.gracePeriodExpiresAt)),"is_in_billing_retry":\(s.isInBillingRetry ? 1 : 0),\
         "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
         "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
-        "latest_receipt":\(JSONText.quoted(update.latestReceipt)),"at":\(update.verifiedAtMs),"apple_status":\(update.upstreamStatus.code),\
-        "backend":\(JSONText.quoted(update.upstreamStatus.backend.rawValue))}
+        "latest_receipt":\(JSONText.quoted(latestReceipt)),"at":\(ms),"apple_status":\(status.code),\
+        "backend":\(JSONText.quoted(status.backend.rawValue))}
         """
     }
 
@@ -203,12 +174,12 @@ struct BatchWrite {
         """
     }
 
-    static func eventJSON(id: Int64, userID: String, update: VerifiedUpdate, reason: String, old: SubscriptionState, new: SubscriptionState) -> String {
-        let ms = update.verifiedAtMs
+    static func eventJSON(id: Int64, userID: String, plan: RowUpdatePlan, reason: AuditReason, old: SubscriptionState, new: SubscriptionState) -> String {
+        let ms = plan.atMs
         return """
-            {"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(update.runID)),"at":\(ms),\
-            "reason":\(JSONText.quoted(reason)),"apple_status":\(update.upstreamStatus.code),\
-            "backend":\(JSONText.quoted(update.upstreamStatus.backend.rawValue)),\
+            {"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(plan.runID)),"at":\(ms),\
+            "reason":\(JSONText.quoted(reason.rawValue)),"apple_status":\(JSONText.number(plan.upstreamStatus?.code)),\
+            "backend":\(JSONText.quoted(plan.upstreamStatus?.backend.rawValue)),\
             "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\
             "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON))}
             """

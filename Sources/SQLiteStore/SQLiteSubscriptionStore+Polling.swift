@@ -84,14 +84,7 @@ extension SQLiteSubscriptionStore {
 
     private func writeBatch(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
         try await pool.write { db in
-            let outcomes = try batch.results.map { result -> VerifiedWriteResult? in
-                switch result {
-                case .verified(let update): return try Self.writeVerified(db, update)
-                case .failed(let failed):
-                    try Self.writeFailure(db, id: failed.subscriptionID, failure: failed.failure, at: failed.attemptedAtMs)
-                    return nil
-                }
-            }
+            let outcomes = try batch.results.map { result in try Self.apply(db, result) }
             if let checkpoint = batch.checkpoint {
                 try db.cachedStatement(sql: "UPDATE poll_runs SET checkpoint_id = max(checkpoint_id, ?) WHERE id = ?")
                     .execute(arguments: [checkpoint.through, checkpoint.runID])
@@ -100,75 +93,58 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    /// One verified result inside the batch's transaction. The checks read the transaction's own
-    /// writes, so two rows of one batch racing for a chain get one owner.
-    private static func writeVerified(_ db: Database, _ update: VerifiedUpdate) throws -> VerifiedWriteResult {
+    /// One result inside the batch's transaction: planned from the row as this transaction sees
+    /// it (an earlier row of the batch counts, so two rows racing for a chain get one owner), then
+    /// written.
+    private static func apply(_ db: Database, _ result: ResultBatch.Result) throws -> VerifiedWriteResult? {
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT user_id, latest_receipt = ?, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
-            arguments: [update.receiptSent, update.subscriptionID])
-        guard let current else { return .missing }
-        guard current[1] as Bool else { return .superseded }
-        let userID: String = current[0]
-        let previous = StateColumns.state(current, from: 2)
-        var state = update.state
-        var discovered: [SubscriptionState] = []
-        if let chain = state.originalTransactionID, chain != previous.originalTransactionID {
-            // Adopting a chain: the first candidate no other row owns, read inside this
-            // transaction, so two rows racing for one receipt get one owner.
-            let candidates: [SubscriptionState] = [state] + update.otherChains
-            let adoption = try ChainAdoption(candidates: candidates) { otid in try owner(db, of: otid, besides: update.subscriptionID) }
-            switch adoption {
-            case .conflict(let owner):
-                let failure = VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: update.upstreamStatus)
-                try writeFailure(db, id: update.subscriptionID, failure: failure, at: update.verifiedAtMs)
-                try writeEvent(
-                    db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                    reason: "conflict", upstream: update.upstreamStatus, old: previous, new: previous)
-                return .conflict(owner: owner)
-            case .adopt(let adopted, let others):
-                state = adopted
-                discovered = others
-            }
+            try db.cachedStatement(sql: "SELECT user_id, latest_receipt, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            arguments: [result.subscriptionID]
+        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], latestReceipt: row[1], state: StateColumns.state(row, from: 2)) }
+        let plan = try RowUpdatePlan(result, current: current) { otid in
+            try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
         }
-        try db.cachedStatement(sql: """
-            UPDATE subscriptions SET
-                original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
-                grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
-                auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
-                latest_receipt = COALESCE(?, latest_receipt),
-                last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
-                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
-            WHERE id = ?
-            """).execute(arguments: [
-                state.originalTransactionID, state.productID, state.environment, state.expiresAt,
-                state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
-                state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
-                update.latestReceipt,
-                update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code, update.upstreamStatus.backend.rawValue,
-                update.subscriptionID,
-            ])
-        if previous != state {
-            let reason = SubscriptionTransition.between(previous, state, at: update.verifiedAtMs)
-            try writeEvent(
-                db, subscriptionID: update.subscriptionID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-                reason: reason.rawValue, upstream: update.upstreamStatus, old: previous, new: state)
-        }
-        for chain in discovered {
-            try enrollDiscovered(db, chain, userID: userID, receipt: update.latestReceipt ?? update.receiptSent, update: update)
-        }
-        return .written(previous: previous, adopted: state == update.state ? nil : state, discovered: discovered.count)
+        try write(db, plan)
+        return plan.result
     }
 
-    /// The row that owns `otid`, other than `id`.
-    private static func owner(_ db: Database, of otid: String, besides id: Int64) throws -> Int64? {
-        try Int64.fetchOne(
-            try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ? AND id <> ?"),
-            arguments: [otid, id])
+    private static func write(_ db: Database, _ plan: RowUpdatePlan) throws {
+        switch plan.columns {
+        case .untouched:
+            return
+        case .failure(let failure):
+            try writeFailure(db, id: plan.subscriptionID, failure: failure, at: plan.atMs)
+        case .verified(let state, let latestReceipt, let status):
+            try db.cachedStatement(sql: """
+                UPDATE subscriptions SET
+                    original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
+                    grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
+                    auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
+                    latest_receipt = COALESCE(?, latest_receipt),
+                    last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
+                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
+                WHERE id = ?
+                """).execute(arguments: [
+                    state.originalTransactionID, state.productID, state.environment, state.expiresAt,
+                    state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
+                    state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
+                    latestReceipt,
+                    plan.atMs, plan.atMs, status.code, status.backend.rawValue,
+                    plan.subscriptionID,
+                ])
+        }
+        guard let userID = plan.userID else { return }
+        for event in plan.events {
+            try writeEvent(db, subscriptionID: plan.subscriptionID, userID: userID, plan: plan, reason: event.reason, old: event.old, new: event.new)
+        }
+        for chain in plan.discovered {
+            try enrollDiscovered(db, chain, userID: userID, plan: plan)
+        }
     }
 
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
     /// of the same user, with its audit event, so the web service and `show` see it.
-    private static func enrollDiscovered(_ db: Database, _ state: SubscriptionState, userID: String, receipt: String, update: VerifiedUpdate) throws {
+    private static func enrollDiscovered(_ db: Database, _ state: SubscriptionState, userID: String, plan: RowUpdatePlan) throws {
         try db.cachedStatement(sql: """
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
@@ -176,25 +152,24 @@ extension SQLiteSubscriptionStore {
                 expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                userID, receipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
+                userID, plan.discoveredReceipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
-                state.expirationIntent, state.cancelledAt, update.verifiedAtMs, update.verifiedAtMs, update.upstreamStatus.code,
-                update.upstreamStatus.backend.rawValue,
+                state.expirationIntent, state.cancelledAt, plan.atMs, plan.atMs, plan.upstreamStatus?.code,
+                plan.upstreamStatus?.backend.rawValue,
             ])
-        try writeEvent(
-            db, subscriptionID: db.lastInsertedRowID, userID: userID, runID: update.runID, at: update.verifiedAtMs,
-            reason: "discovered", upstream: update.upstreamStatus, old: .unverified, new: state)
+        try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, reason: .discovered, old: .unverified, new: state)
     }
 
     /// One audit row, in the caller's transaction: who, when, which run, why, which backend
     /// answered with which status, before and after.
-    static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, runID: Int64?, at ms: Int64, reason: String, upstream: UpstreamStatus?, old: SubscriptionState, new: SubscriptionState) throws {
+    private static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, plan: RowUpdatePlan, reason: AuditReason, old: SubscriptionState, new: SubscriptionState) throws {
+        let ms = plan.atMs
         try db.cachedStatement(sql: """
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
                 entitlement_before, entitlement_after, old_values, new_values)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                subscriptionID, userID, runID, ms, reason, upstream?.code, upstream?.backend.rawValue,
+                subscriptionID, userID, plan.runID, ms, reason.rawValue, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
                 old.entitlement(at: ms).rawValue, new.entitlement(at: ms).rawValue, old.auditJSON, new.auditJSON,
             ])
     }

@@ -72,33 +72,26 @@ extension PollRun {
         WrittenRow(row: result.row, stats: result.stats, outcome: .storeError("\(error)"))
     }
 
-    /// What the store would have done, read without writing.
+    /// What the store would have done: the same plan, on the row as read and the chains' owners
+    /// looked up, without writing.
     private func dryRunOutcomes(_ batch: [RowResult]) async -> [WrittenRow] {
         var rows: [WrittenRow] = []
         for result in batch {
-            guard case .adopt(let state, let otherChains, _, _) = result.decision else {
+            let planned = storeResult(result)
+            guard case .verified(let update) = planned else {
                 rows.append(written(result, nil))
                 continue
             }
             do {
-                let row = result.row
-                guard row.state.originalTransactionID == nil else {
-                    rows.append(written(result, .written(previous: row.state)))
-                    continue
-                }
-                // The store's adoption rule, on the owners read without writing.
-                let candidates: [SubscriptionState] = [state] + otherChains
                 var owners: [String: Int64] = [:]
-                for candidate in candidates {
-                    guard let otid = candidate.originalTransactionID else { continue }
-                    if let owner = try await store.subscriptionID(owning: otid), owner != row.id { owners[otid] = owner }
+                if update.state.originalTransactionID != result.row.state.originalTransactionID {
+                    for otid in ([update.state] + update.otherChains).compactMap(\.originalTransactionID) {
+                        owners[otid] = try await store.subscriptionID(owning: otid)
+                    }
                 }
-                switch ChainAdoption(candidates: candidates, ownerOf: { owners[$0] }) {
-                case .adopt(let adopted, let discovered):
-                    rows.append(written(result, .written(previous: row.state, adopted: adopted == state ? nil : adopted, discovered: discovered.count)))
-                case .conflict(let owner):
-                    rows.append(written(result, .conflict(owner: owner)))
-                }
+                let row = result.row
+                let plan = RowUpdatePlan(planned, current: .init(userID: row.userID, latestReceipt: row.latestReceipt, state: row.state), ownerOf: { owners[$0] })
+                rows.append(written(result, plan.result))
             } catch {
                 rows.append(storeError(result, error))
             }
@@ -144,8 +137,7 @@ extension PollRun {
                     ])
                 }
             case .conflict(let owner):
-                let failure = VerificationFailure(.conflict, "original_transaction_id \(state.originalTransactionID ?? "") belongs to subscription \(owner)", upstreamStatus: status)
-                report.countFailure(failure)
+                report.countFailure(.conflict(chain: state.originalTransactionID ?? "", owner: owner, upstreamStatus: status))
                 logger.warning("receipt belongs to another subscription; nothing granted", metadata: ["subscription.id": "\(id)", "owner": "\(owner)"])
             case .superseded:
                 report.verified += 1

@@ -1,8 +1,6 @@
-import StatusPolling
-
 extension ResultBatch.Result {
     /// The row the result is for.
-    var subscriptionID: Int64 {
+    public var subscriptionID: Int64 {
         switch self {
         case .verified(let update): return update.subscriptionID
         case .failed(let failed): return failed.subscriptionID
@@ -10,15 +8,10 @@ extension ResultBatch.Result {
     }
 
     /// The run that produced it (nil: not recorded).
-    var runID: Int64? {
+    public var runID: Int64? {
         switch self {
         case .verified(let update): return update.runID
         case .failed(let failed): return failed.runID
         }
-    }
-
-    var isVerified: Bool {
-        if case .verified = self { return true }
-        return false
     }
 }

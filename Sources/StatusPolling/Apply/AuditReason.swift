@@ -1,0 +1,30 @@
+/// Why an audit row was written, as `subscription_events.reason` holds it: a change in lifecycle
+/// words, a chain that belongs to another row, a chain found in a receipt and enrolled, or an
+/// answer older than what the row already holds.
+public enum AuditReason: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    case transition(SubscriptionTransition)
+    /// The answer's chain belongs to another row: nothing was granted.
+    case conflict
+    /// Another chain of the receipt, enrolled as a new row of the same user.
+    case discovered
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "conflict": self = .conflict
+        case "discovered": self = .discovered
+        default:
+            guard let transition = SubscriptionTransition(rawValue: rawValue) else { return nil }
+            self = .transition(transition)
+        }
+    }
+
+    public var rawValue: String {
+        switch self {
+        case .transition(let transition): return transition.rawValue
+        case .conflict: return "conflict"
+        case .discovered: return "discovered"
+        }
+    }
+
+    public var description: String { rawValue }
+}

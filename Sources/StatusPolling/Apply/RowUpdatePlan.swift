@@ -1,0 +1,139 @@
+/// What one result does to one row, decided before anything is written, from the row as the
+/// write transaction locked it and from who owns the chains it may adopt. Every writer applies
+/// plans — SQLite row by row, PostgreSQL in set-based statements, the dry run not at all — so the
+/// product's rules live here once: a deleted row is left alone, an answer for a replaced receipt
+/// is dropped, a new row adopts the first chain of its receipt no other row owns (or records a
+/// conflict and grants nothing), the contract columns are written with their bookkeeping, every
+/// change gets one audit row, and the receipt's other unowned chains are enrolled.
+public struct RowUpdatePlan: Sendable, Equatable {
+    /// The row as the writer found it, locked for its transaction.
+    public struct LockedRow: Sendable, Equatable {
+        public var userID: String
+        public var latestReceipt: String
+        public var state: SubscriptionState
+        /// The run holding the row's lease, on a store shared by workers; nil when none.
+        public var leaseRun: Int64?
+
+        public init(userID: String, latestReceipt: String, state: SubscriptionState, leaseRun: Int64? = nil) {
+            self.userID = userID
+            self.latestReceipt = latestReceipt
+            self.state = state
+            self.leaseRun = leaseRun
+        }
+    }
+
+    /// What the row's own columns get.
+    public enum Columns: Sendable, Equatable {
+        /// Nothing: the row is gone, its receipt was replaced, or another run holds its lease.
+        case untouched
+        /// Bookkeeping only (`last_attempt_at`, `last_error…`, `consecutive_failures + 1`); the
+        /// contract columns are deliberately not in this case.
+        case failure(VerificationFailure)
+        /// The contract columns, Apple's `latest_receipt` (nil keeps the row's), and the
+        /// bookkeeping of a success.
+        case verified(SubscriptionState, latestReceipt: String?, status: UpstreamStatus)
+    }
+
+    /// One audit row of the subscription the plan is for.
+    public struct Event: Sendable, Equatable {
+        public var reason: AuditReason
+        public var old: SubscriptionState
+        public var new: SubscriptionState
+    }
+
+    public var subscriptionID: Int64
+    /// The run that brought the result, for the bookkeeping and the trail.
+    public var runID: Int64?
+    /// When the result was obtained (the run's clock), ms.
+    public var atMs: Int64
+    /// The backend's status of the answer, when there was one.
+    public var upstreamStatus: UpstreamStatus?
+    /// The user of the row, for the trail and the discovered rows; nil when the row is gone.
+    public var userID: String?
+    public var columns: Columns
+    /// The row's audit rows, in order.
+    public var events: [Event]
+    /// The receipt's other chains no row owns: each is enrolled as a row of the same user, with
+    /// `discoveredReceipt`, and gets a `discovered` audit row.
+    public var discovered: [SubscriptionState]
+    public var discoveredReceipt: String?
+    /// What the writer answers for a verified result (nil for a failure).
+    public var result: VerifiedWriteResult?
+    /// Whether the result counts as written for the run's work (PostgreSQL marks the row done and
+    /// releases its lease): false when the row is gone or another run holds its lease.
+    public var isWritten: Bool
+
+    /// The plan of `result` for the row as locked (nil: deleted). `ownerOf` answers which row owns
+    /// an `original_transaction_id` as the transaction sees it (this row's own id is ignored).
+    public init(_ result: ResultBatch.Result, current: LockedRow?, ownerOf: (String) throws -> Int64?) rethrows {
+        let id = result.subscriptionID
+        subscriptionID = id
+        runID = result.runID
+        userID = current?.userID
+        columns = .untouched
+        events = []
+        discovered = []
+        isWritten = false
+        switch result {
+        case .failed(let failed):
+            atMs = failed.attemptedAtMs
+            upstreamStatus = failed.failure.upstreamStatus
+            self.result = nil
+            guard let current, !Self.leasedByAnotherRun(current, result: failed.runID) else { return }
+            columns = .failure(failed.failure)
+            isWritten = true
+        case .verified(let update):
+            atMs = update.verifiedAtMs
+            upstreamStatus = update.upstreamStatus
+            guard let current else {
+                self.result = .missing
+                return
+            }
+            if Self.leasedByAnotherRun(current, result: update.runID) {
+                self.result = .superseded
+                return
+            }
+            isWritten = true
+            guard current.latestReceipt == update.receiptSent else {
+                self.result = .superseded
+                return
+            }
+            var state = update.state
+            if let chain = state.originalTransactionID, chain != current.state.originalTransactionID {
+                let adoption = try ChainAdoption(candidates: [state] + update.otherChains) { otid in
+                    try ownerOf(otid).flatMap { $0 == id ? nil : $0 }
+                }
+                switch adoption {
+                case .conflict(let owner):
+                    columns = .failure(.conflict(chain: chain, owner: owner, upstreamStatus: update.upstreamStatus))
+                    events = [Event(reason: .conflict, old: current.state, new: current.state)]
+                    self.result = .conflict(owner: owner)
+                    return
+                case .adopt(let adopted, let others):
+                    state = adopted
+                    discovered = others
+                    discoveredReceipt = update.latestReceipt ?? update.receiptSent
+                }
+            }
+            columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus)
+            if current.state != state {
+                events = [Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state)]
+            }
+            self.result = .written(previous: current.state, adopted: state == update.state ? nil : state, discovered: discovered.count)
+        }
+    }
+
+    /// A worker's result for a row whose lease another run took over (it expired): the other
+    /// run's answer is the one written.
+    private static func leasedByAnotherRun(_ row: LockedRow, result runID: Int64?) -> Bool {
+        guard let runID, let leaseRun = row.leaseRun else { return false }
+        return leaseRun != runID
+    }
+}
+
+extension VerificationFailure {
+    /// The answer's chain belongs to another row (another user replayed this receipt).
+    public static func conflict(chain: String, owner: Int64, upstreamStatus: UpstreamStatus?) -> Self {
+        VerificationFailure(.conflict, "original_transaction_id \(chain) belongs to subscription \(owner)", upstreamStatus: upstreamStatus)
+    }
+}
