@@ -22,11 +22,11 @@ struct BatchWrite {
         var current: [Int64: RowUpdatePlan.LockedRow] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
         for (id, row) in try await rows(
-            "SELECT id, user_id, latest_receipt, lease_run, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
+            "SELECT id, user_id, latest_receipt, lease_run, apple_state_at, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
             { reader in
                 let id: Int64 = try reader.next(), userID: String = try reader.next(), receipt: String = try reader.next()
-                let leaseRun: Int64? = try reader.next()
-                return (id, RowUpdatePlan.LockedRow(userID: userID, latestReceipt: receipt, state: try reader.state(), leaseRun: leaseRun))
+                let leaseRun: Int64? = try reader.next(), appleStateAt: Int64? = try reader.next()
+                return (id, RowUpdatePlan.LockedRow(userID: userID, latestReceipt: receipt, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun))
             }
         ) {
             current[id] = row
@@ -44,8 +44,8 @@ struct BatchWrite {
             case .untouched: break
             case .failure(let failure):
                 failureRows.append(Self.failureJSON(id: id, failure: failure, at: plan.atMs))
-            case .verified(let state, let latestReceipt, let status):
-                verifiedRows.append(Self.verifiedJSON(id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs))
+            case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
+                verifiedRows.append(Self.verifiedJSON(id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs, appleStateAt: appleStateAtMs))
                 // Later results of the batch see this row's chain as the transaction will.
                 if let released = current[id]?.state.originalTransactionID { owners[released] = nil }
                 if let chain = state.originalTransactionID { owners[chain] = id }
@@ -87,7 +87,7 @@ struct BatchWrite {
                 expires_at = v.expires_at, grace_period_expires_at = v.grace_period_expires_at,
                 is_in_billing_retry = v.is_in_billing_retry, auto_renew_status = v.auto_renew_status,
                 auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
-                latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt),
+                latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt), apple_state_at = v.apple_state_at,
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
                 last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0,
                 lease_owner = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_owner END,
@@ -96,7 +96,7 @@ struct BatchWrite {
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
                 id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
                 grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
-                expiration_intent integer, cancelled_at bigint, latest_receipt text, at bigint, apple_status integer, backend text)
+                expiration_intent integer, cancelled_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text)
             WHERE s.id = v.id
             """, logger: logger)
     }
@@ -123,12 +123,13 @@ struct BatchWrite {
         guard !rows.isEmpty else { return }
         try await connection.query("""
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-                entitlement_before, entitlement_after, old_values, new_values)
-            SELECT v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values
+                entitlement_before, entitlement_after, old_values, new_values, source, notification_id)
+            SELECT v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
+                v.source, v.notification_id
             FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
                 jsonb_to_record(e.row) AS v(
                     subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
-                    before text, after text, old_values text, new_values text)
+                    before text, after text, old_values text, new_values text, source text, notification_id text)
             ORDER BY e.n
             """, logger: logger)
     }
@@ -140,11 +141,11 @@ struct BatchWrite {
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+                expiration_intent, cancelled_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
             VALUES (
                 \(userID), \(plan.discoveredReceipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
                 \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(plan.atMs), \(plan.atMs),
+                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
                 \(plan.upstreamStatus?.code)::integer, \(plan.upstreamStatus?.backend.rawValue))
             RETURNING id
             """, logger: logger).decode(Int64.self).collect()[0]
@@ -154,14 +155,14 @@ struct BatchWrite {
         try await PostgresSubscriptionStore.rows(connection.query(query, logger: logger), body)
     }
 
-    static func verifiedJSON(id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64) -> String {
+    static func verifiedJSON(id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64, appleStateAt: Int64) -> String {
         """
         {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
         "environment":\(JSONText.quoted(s.environment)),"expires_at":\(JSONText.number(s.expiresAt)),\
         "grace_period_expires_at":\(JSONText.number(s.gracePeriodExpiresAt)),"is_in_billing_retry":\(s.isInBillingRetry ? 1 : 0),\
         "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
         "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
-        "latest_receipt":\(JSONText.quoted(latestReceipt)),"at":\(ms),"apple_status":\(status.code),\
+        "latest_receipt":\(JSONText.quoted(latestReceipt)),"apple_state_at":\(appleStateAt),"at":\(ms),"apple_status":\(status.code),\
         "backend":\(JSONText.quoted(status.backend.rawValue))}
         """
     }
@@ -181,7 +182,8 @@ struct BatchWrite {
             "reason":\(JSONText.quoted(reason.rawValue)),"apple_status":\(JSONText.number(plan.upstreamStatus?.code)),\
             "backend":\(JSONText.quoted(plan.upstreamStatus?.backend.rawValue)),\
             "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\
-            "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON))}
+            "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON)),\
+            "source":\(JSONText.quoted(plan.provenance.source)),"notification_id":\(JSONText.quoted(plan.provenance.notificationID))}
             """
     }
 }

@@ -189,5 +189,16 @@ enum PostgresSchema {
             "DROP INDEX subscriptions_expires_at",
             "CREATE INDEX subscriptions_expires_at ON subscriptions(expires_at, is_in_billing_retry)",
         ]),
+        Migration(identifier: "v6: who brought an answer, and the newer answer wins", statements: [
+            // `apple_state_at`: when the Apple data a row holds was true (a signed payload's
+            // signedDate, or when Apple was asked); an older answer no longer overwrites it. The
+            // trail says who brought each change (`source`: poll, backfill, notification, and the
+            // notification's id); rows written before keep NULL. Reading the trail by time (a
+            // report over a period) gets an index.
+            "ALTER TABLE subscriptions ADD COLUMN apple_state_at BIGINT",
+            "ALTER TABLE subscription_events ADD COLUMN source TEXT",
+            "ALTER TABLE subscription_events ADD COLUMN notification_id TEXT",
+            "CREATE INDEX subscription_events_at ON subscription_events(at)",
+        ]),
     ]
 }

@@ -85,7 +85,7 @@ extension PostgresSubscriptionStore {
             let decoder = JSONDecoder()
             return try await Self.rows(connection.query("""
                 SELECT id, subscription_id, user_id, run_id, at, reason, apple_status, entitlement_before, entitlement_after,
-                    old_values, new_values, status_backend
+                    old_values, new_values, status_backend, source, notification_id
                 FROM subscription_events WHERE user_id = \(userID) ORDER BY id DESC LIMIT \(limit)
                 """, logger: logger)
             ) { reader in
@@ -95,7 +95,7 @@ extension PostgresSubscriptionStore {
                     entitlementBefore: try reader.next(), entitlementAfter: try reader.next(),
                     old: try decoder.decode(SubscriptionState.self, from: Data(try reader.next(String.self).utf8)),
                     new: try decoder.decode(SubscriptionState.self, from: Data(try reader.next(String.self).utf8)),
-                    statusBackend: try reader.next())
+                    statusBackend: try reader.next(), source: try reader.next(), notificationID: try reader.next())
             }
         }
     }

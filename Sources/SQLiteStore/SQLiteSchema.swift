@@ -171,6 +171,19 @@ enum SQLiteSchema {
                 CREATE INDEX subscriptions_expires_at ON subscriptions(expires_at, is_in_billing_retry);
                 """)
         }
+        migrator.registerMigration("v7: who brought an answer, and the newer answer wins") { db in
+            // `apple_state_at`: when the Apple data a row holds was true (a signed payload's
+            // signedDate, or when Apple was asked); an older answer no longer overwrites it. The
+            // trail says who brought each change (`source`: poll, backfill, notification, and the
+            // notification's id); rows written before keep NULL. Reading the trail by time (a
+            // report over a period) gets an index.
+            try db.execute(sql: """
+                ALTER TABLE subscriptions ADD COLUMN apple_state_at INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN source TEXT;
+                ALTER TABLE subscription_events ADD COLUMN notification_id TEXT;
+                CREATE INDEX subscription_events_at ON subscription_events(at);
+                """)
+        }
         return migrator
     }
 }

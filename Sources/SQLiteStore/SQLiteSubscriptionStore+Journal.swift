@@ -80,7 +80,7 @@ extension SQLiteSubscriptionStore {
                     entitlementBefore: row["entitlement_before"], entitlementAfter: row["entitlement_after"],
                     old: try decoder.decode(SubscriptionState.self, from: Data((row["old_values"] as String).utf8)),
                     new: try decoder.decode(SubscriptionState.self, from: Data((row["new_values"] as String).utf8)),
-                    statusBackend: row["status_backend"])
+                    statusBackend: row["status_backend"], source: row["source"], notificationID: row["notification_id"])
             }
         }
     }

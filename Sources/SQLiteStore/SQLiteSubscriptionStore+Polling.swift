@@ -98,9 +98,9 @@ extension SQLiteSubscriptionStore {
     /// written.
     private static func apply(_ db: Database, _ result: ResultBatch.Result) throws -> VerifiedWriteResult? {
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT user_id, latest_receipt, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            try db.cachedStatement(sql: "SELECT user_id, latest_receipt, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
             arguments: [result.subscriptionID]
-        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], latestReceipt: row[1], state: StateColumns.state(row, from: 2)) }
+        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], latestReceipt: row[1], state: StateColumns.state(row, from: 3), appleStateAtMs: row[2]) }
         let plan = try RowUpdatePlan(result, current: current) { otid in
             try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
         }
@@ -111,16 +111,16 @@ extension SQLiteSubscriptionStore {
     private static func write(_ db: Database, _ plan: RowUpdatePlan) throws {
         switch plan.columns {
         case .untouched:
-            return
+            break
         case .failure(let failure):
             try writeFailure(db, id: plan.subscriptionID, failure: failure, at: plan.atMs)
-        case .verified(let state, let latestReceipt, let status):
+        case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
             try db.cachedStatement(sql: """
                 UPDATE subscriptions SET
                     original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
                     grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
                     auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
-                    latest_receipt = COALESCE(?, latest_receipt),
+                    latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
                     last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
                     last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
                 WHERE id = ?
@@ -128,7 +128,7 @@ extension SQLiteSubscriptionStore {
                     state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                     state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                     state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
-                    latestReceipt,
+                    latestReceipt, appleStateAtMs,
                     plan.atMs, plan.atMs, status.code, status.backend.rawValue,
                     plan.subscriptionID,
                 ])
@@ -149,12 +149,12 @@ extension SQLiteSubscriptionStore {
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                expiration_intent, cancelled_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 userID, plan.discoveredReceipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
-                state.expirationIntent, state.cancelledAt, plan.atMs, plan.atMs, plan.upstreamStatus?.code,
+                state.expirationIntent, state.cancelledAt, plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code,
                 plan.upstreamStatus?.backend.rawValue,
             ])
         try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, reason: .discovered, old: .unverified, new: state)
@@ -166,11 +166,12 @@ extension SQLiteSubscriptionStore {
         let ms = plan.atMs
         try db.cachedStatement(sql: """
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-                entitlement_before, entitlement_after, old_values, new_values)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                entitlement_before, entitlement_after, old_values, new_values, source, notification_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 subscriptionID, userID, plan.runID, ms, reason.rawValue, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
                 old.entitlement(at: ms).rawValue, new.entitlement(at: ms).rawValue, old.auditJSON, new.auditJSON,
+                plan.provenance.source, plan.provenance.notificationID,
             ])
     }
 

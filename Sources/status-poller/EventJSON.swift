@@ -15,6 +15,9 @@ struct EventJSON: Encodable {
     var entitlement_after: String
     var old: SubscriptionState
     var new: SubscriptionState
+    /// Who brought the answer: poll, backfill or notification (null before schema v7).
+    var source: String?
+    var notification_id: String?
 
     init(_ e: SubscriptionEvent) {
         id = e.id
@@ -29,5 +32,7 @@ struct EventJSON: Encodable {
         entitlement_after = e.entitlementAfter
         old = e.old
         new = e.new
+        source = e.source
+        notification_id = e.notificationID
     }
 }

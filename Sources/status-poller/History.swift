@@ -30,9 +30,18 @@ extension StatusPoller {
                     return print(rows.isEmpty ? "no subscription for user \(userID)" : "no entitlement change recorded yet for user \(userID)")
                 }
                 for event in events {
-                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), run \(event.runID.map(String.init) ?? "-"), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
+                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), \(Self.broughtBy(event)), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
                     for line in Self.changes(event.old, event.new) { print("      \(line)") }
                 }
+            }
+        }
+
+        /// Who brought the change: "run 4", "backfill run 9", "notification 6f1c…".
+        static func broughtBy(_ event: SubscriptionEvent) -> String {
+            switch event.source {
+            case "notification": return "notification \(event.notificationID ?? "-")"
+            case "backfill": return "backfill run \(event.runID.map(String.init) ?? "-")"
+            default: return "run \(event.runID.map(String.init) ?? "-")"
             }
         }
 

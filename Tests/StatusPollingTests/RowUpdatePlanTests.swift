@@ -14,20 +14,45 @@ import Testing
             expiresAt: t0 + days * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
     }
 
-    func verified(_ new: SubscriptionState, others: [SubscriptionState] = [], sent: String = "R", run: Int64? = 7) -> ResultBatch.Result {
+    func verified(
+        _ new: SubscriptionState, others: [SubscriptionState] = [], sent: String = "R", run: Int64? = 7, provenance: Provenance? = nil, appleStateAt: Int64? = nil
+    ) -> ResultBatch.Result {
         .verified(.init(
-            subscriptionID: 1, runID: run, receiptSent: sent, state: new, otherChains: others, latestReceipt: "R2",
-            upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
+            subscriptionID: 1, runID: run, provenance: provenance, receiptSent: sent, state: new, otherChains: others, latestReceipt: "R2",
+            upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0, appleStateAtMs: appleStateAt))
     }
 
-    func row(_ current: SubscriptionState, receipt: String = "R", lease: Int64? = nil) -> RowUpdatePlan.LockedRow {
-        .init(userID: "u", latestReceipt: receipt, state: current, leaseRun: lease)
+    func row(_ current: SubscriptionState, receipt: String = "R", lease: Int64? = nil, appleStateAt: Int64? = nil) -> RowUpdatePlan.LockedRow {
+        .init(userID: "u", latestReceipt: receipt, state: current, appleStateAtMs: appleStateAt, leaseRun: lease)
+    }
+
+    /// Newer Apple data wins: an answer whose data is older than the row's changes nothing and
+    /// says so in the trail; the same instant or later is written.
+    @Test func anAnswerOlderThanTheRowsAppleDataIsStale() {
+        let held = state("A", expires: 60), older = state("A", expires: 30)
+        let stale = RowUpdatePlan(verified(older, appleStateAt: t0 - 1), current: row(held, appleStateAt: t0), ownerOf: { _ in nil })
+        #expect(stale.columns == .untouched)
+        #expect(stale.events == [.init(reason: .stale, old: held, new: older)])
+        #expect(stale.result == .stale && stale.isWritten)
+        let same = RowUpdatePlan(verified(held, appleStateAt: t0), current: row(held, appleStateAt: t0), ownerOf: { _ in nil })
+        #expect(same.result == .written(previous: held))
+        let never = RowUpdatePlan(verified(older), current: row(held), ownerOf: { _ in nil })
+        #expect(never.columns == .verified(older, latestReceipt: "R2", status: .verifyReceipt(.valid), appleStateAtMs: t0))
+    }
+
+    @Test func theTrailSaysWhoBroughtTheAnswer() {
+        let backfill = RowUpdatePlan(verified(state("A"), provenance: .backfill(runID: 3)), current: row(.unverified), ownerOf: { _ in nil })
+        #expect(backfill.provenance.source == "backfill" && backfill.runID == 3 && backfill.provenance.notificationID == nil)
+        let pushed = Provenance.notification(notificationUUID: "n-1", type: "DID_RENEW", signedAtMs: t0)
+        let notified = RowUpdatePlan(verified(state("A"), run: nil, provenance: pushed), current: row(.unverified, lease: 4), ownerOf: { _ in nil })
+        #expect(notified.provenance.source == "notification" && notified.runID == nil && notified.provenance.notificationID == "n-1")
+        #expect(RowUpdatePlan(verified(state("A")), current: row(.unverified), ownerOf: { _ in nil }).provenance == .poll(runID: 7))
     }
 
     @Test func aRenewalWritesTheColumnsAndOneTransitionEvent() {
         let old = state("A"), new = state("A", expires: 60)
         let plan = RowUpdatePlan(verified(new), current: row(old), ownerOf: { _ in nil })
-        #expect(plan.columns == .verified(new, latestReceipt: "R2", status: .verifyReceipt(.valid)))
+        #expect(plan.columns == .verified(new, latestReceipt: "R2", status: .verifyReceipt(.valid), appleStateAtMs: t0))
         #expect(plan.events == [.init(reason: .transition(.renewed), old: old, new: new)])
         #expect(plan.result == .written(previous: old))
         #expect(plan.isWritten)
@@ -36,7 +61,7 @@ import Testing
 
     @Test func anUnchangedAnswerWritesBookkeepingButNoEvent() {
         let plan = RowUpdatePlan(verified(state("A")), current: row(state("A")), ownerOf: { _ in nil })
-        #expect(plan.columns == .verified(state("A"), latestReceipt: "R2", status: .verifyReceipt(.valid)))
+        #expect(plan.columns == .verified(state("A"), latestReceipt: "R2", status: .verifyReceipt(.valid), appleStateAtMs: t0))
         #expect(plan.events.isEmpty)
         #expect(plan.result == .written(previous: state("A")))
     }
@@ -62,7 +87,7 @@ import Testing
 
     @Test func aNewRowAdoptsTheFirstUnownedChainAndEnrolsTheOthers() {
         let plan = RowUpdatePlan(verified(state("A"), others: [state("B"), state("C")]), current: row(.unverified), ownerOf: { $0 == "A" ? 5 : nil })
-        #expect(plan.columns == .verified(state("B"), latestReceipt: "R2", status: .verifyReceipt(.valid)))
+        #expect(plan.columns == .verified(state("B"), latestReceipt: "R2", status: .verifyReceipt(.valid), appleStateAtMs: t0))
         #expect(plan.events == [.init(reason: .transition(.firstVerified), old: .unverified, new: state("B"))])
         #expect(plan.discovered == [state("C")])
         #expect(plan.discoveredReceipt == "R2")
@@ -83,7 +108,7 @@ import Testing
         #expect(leased.columns == .untouched && !leased.isWritten)
     }
 
-    @Test(arguments: ["renewed", "first_verified", "conflict", "discovered", "other_change"])
+    @Test(arguments: ["renewed", "first_verified", "conflict", "discovered", "stale", "other_change"])
     func auditReasonsReadBackFromTheirRawValues(raw: String) {
         #expect(AuditReason(rawValue: raw)?.rawValue == raw)
         #expect(AuditReason(rawValue: "no such reason") == nil)

@@ -256,6 +256,43 @@ import Testing
         }
     }
 
+    /// Newer Apple data wins, whoever brings it: once a row holds data true at a later instant
+    /// (a notification signed after the run asked), the run's older answer changes no column and
+    /// leaves a `stale` audit row; the trail names who brought each answer.
+    @Test(arguments: StoreKind.available) func anOlderAnswerIsStaleAndTheTrailSaysWhoBroughtEach(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1")
+            let backfill = try await db.store.startRun(RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+            let night = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+            var renewed = verified
+            renewed.expiresAt = t0 + 60 * day
+            let pushed = Provenance.notification(notificationUUID: "6f1c-uuid", type: "DID_RENEW", signedAtMs: t0 + 10)
+            let first = try await db.store.recordVerified(.init(
+                subscriptionID: id, provenance: pushed, receiptSent: "R1", state: renewed, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+                verifiedAtMs: t0 + 20, appleStateAtMs: t0 + 10))
+            #expect(first == .written(previous: .unverified))
+            let older = try await db.store.recordVerified(.init(
+                subscriptionID: id, provenance: .backfill(runID: backfill), receiptSent: "R1", state: verified, latestReceipt: "R-older", upstreamStatus: .verifyReceipt(.valid),
+                verifiedAtMs: t0 + 30, appleStateAtMs: t0 + 5))
+            #expect(older == .stale)
+            #expect(try await db.store.subscriptions(ids: [id]).first?.state == renewed)
+            #expect(try await db.row("SELECT latest_receipt, apple_state_at, last_verified_at FROM subscriptions WHERE id = \(id)") == [
+                "latest_receipt": "R1", "apple_state_at": "\(t0 + 10)", "last_verified_at": "\(t0 + 20)",
+            ])
+            let events = try await db.store.history(userID: "u1")
+            #expect(events.map(\.reason) == ["stale", "first_verified"])
+            #expect(events.map(\.source) == ["backfill", "notification"])
+            #expect(events.map(\.notificationID) == [nil, "6f1c-uuid"])
+            #expect(events.map(\.runID) == [backfill, nil])
+            #expect(events[0].old == renewed && events[0].new == verified)
+            // The same instant, or later, is written.
+            let newer = try await db.store.recordVerified(.init(
+                subscriptionID: id, runID: night, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 40))
+            #expect(newer == .written(previous: renewed))
+            #expect(try await db.store.history(userID: "u1").first?.source == "poll")
+        }
+    }
+
     @Test(arguments: StoreKind.available) func everyContractChangeWritesOneAuditEventInTheSameTransaction(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let id = try await db.insert(userID: "u1", receipt: "R1")

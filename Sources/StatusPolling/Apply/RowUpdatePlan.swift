@@ -3,21 +3,25 @@
 /// plans — SQLite row by row, PostgreSQL in set-based statements, the dry run not at all — so the
 /// product's rules live here once: a deleted row is left alone, an answer for a replaced receipt
 /// is dropped, a new row adopts the first chain of its receipt no other row owns (or records a
-/// conflict and grants nothing), the contract columns are written with their bookkeeping, every
-/// change gets one audit row, and the receipt's other unowned chains are enrolled.
+/// conflict and grants nothing), an answer older than the Apple data the row holds changes
+/// nothing (newer Apple data wins, whoever brings it), the contract columns are written with their
+/// bookkeeping, every change gets one audit row, and the receipt's other unowned chains are enrolled.
 public struct RowUpdatePlan: Sendable, Equatable {
     /// The row as the writer found it, locked for its transaction.
     public struct LockedRow: Sendable, Equatable {
         public var userID: String
         public var latestReceipt: String
         public var state: SubscriptionState
+        /// When the Apple data the row holds was true (`apple_state_at`); nil before it was kept.
+        public var appleStateAtMs: Int64?
         /// The run holding the row's lease, on a store shared by workers; nil when none.
         public var leaseRun: Int64?
 
-        public init(userID: String, latestReceipt: String, state: SubscriptionState, leaseRun: Int64? = nil) {
+        public init(userID: String, latestReceipt: String, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil) {
             self.userID = userID
             self.latestReceipt = latestReceipt
             self.state = state
+            self.appleStateAtMs = appleStateAtMs
             self.leaseRun = leaseRun
         }
     }
@@ -29,9 +33,9 @@ public struct RowUpdatePlan: Sendable, Equatable {
         /// Bookkeeping only (`last_attempt_at`, `last_error…`, `consecutive_failures + 1`); the
         /// contract columns are deliberately not in this case.
         case failure(VerificationFailure)
-        /// The contract columns, Apple's `latest_receipt` (nil keeps the row's), and the
-        /// bookkeeping of a success.
-        case verified(SubscriptionState, latestReceipt: String?, status: UpstreamStatus)
+        /// The contract columns, Apple's `latest_receipt` (nil keeps the row's), when Apple's data
+        /// was true (`apple_state_at`), and the bookkeeping of a success.
+        case verified(SubscriptionState, latestReceipt: String?, status: UpstreamStatus, appleStateAtMs: Int64)
     }
 
     /// One audit row of the subscription the plan is for.
@@ -42,12 +46,15 @@ public struct RowUpdatePlan: Sendable, Equatable {
     }
 
     public var subscriptionID: Int64
-    /// The run that brought the result, for the bookkeeping and the trail.
-    public var runID: Int64?
+    /// Who brought the result, for the trail.
+    public var provenance: Provenance
+    public var runID: Int64? { provenance.runID }
     /// When the result was obtained (the run's clock), ms.
     public var atMs: Int64
     /// The backend's status of the answer, when there was one.
     public var upstreamStatus: UpstreamStatus?
+    /// When the answer's Apple data was true (nil for a failure): the discovered rows keep it too.
+    public var appleStateAtMs: Int64?
     /// The user of the row, for the trail and the discovered rows; nil when the row is gone.
     public var userID: String?
     public var columns: Columns
@@ -68,8 +75,9 @@ public struct RowUpdatePlan: Sendable, Equatable {
     public init(_ result: ResultBatch.Result, current: LockedRow?, ownerOf: (String) throws -> Int64?) rethrows {
         let id = result.subscriptionID
         subscriptionID = id
-        runID = result.runID
+        provenance = result.provenance
         userID = current?.userID
+        appleStateAtMs = nil
         columns = .untouched
         events = []
         discovered = []
@@ -85,6 +93,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
         case .verified(let update):
             atMs = update.verifiedAtMs
             upstreamStatus = update.upstreamStatus
+            appleStateAtMs = update.appleStateAtMs
             guard let current else {
                 self.result = .missing
                 return
@@ -96,6 +105,11 @@ public struct RowUpdatePlan: Sendable, Equatable {
             isWritten = true
             guard current.latestReceipt == update.receiptSent else {
                 self.result = .superseded
+                return
+            }
+            if let held = current.appleStateAtMs, update.appleStateAtMs < held {
+                events = [Event(reason: .stale, old: current.state, new: update.state)]
+                self.result = .stale
                 return
             }
             var state = update.state
@@ -115,7 +129,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
                     discoveredReceipt = update.latestReceipt ?? update.receiptSent
                 }
             }
-            columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus)
+            columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus, appleStateAtMs: update.appleStateAtMs)
             if current.state != state {
                 events = [Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state)]
             }

@@ -46,14 +46,20 @@ extension PollRun {
         return (rows, nil)
     }
 
+    /// The run as the trail names it.
+    private var provenance: Provenance {
+        if case .backfill = configuration.selection, let runID = configuration.runID { return .backfill(runID: runID) }
+        return .poll(runID: configuration.runID)
+    }
+
     private func storeResult(_ result: RowResult) -> ResultBatch.Result {
         let row = result.row
         switch result.decision {
         case .fail(let failure):
-            return .failed(.init(subscriptionID: row.id, runID: configuration.runID, failure: failure, attemptedAtMs: configuration.nowMs))
+            return .failed(.init(subscriptionID: row.id, provenance: provenance, failure: failure, attemptedAtMs: configuration.nowMs))
         case .adopt(let state, let otherChains, let receipt, let status):
             return .verified(.init(
-                subscriptionID: row.id, runID: configuration.runID, receiptSent: row.latestReceipt, state: state, otherChains: otherChains, latestReceipt: receipt,
+                subscriptionID: row.id, provenance: provenance, receiptSent: row.latestReceipt, state: state, otherChains: otherChains, latestReceipt: receipt,
                 upstreamStatus: status, verifiedAtMs: configuration.nowMs))
         }
     }
@@ -139,7 +145,9 @@ extension PollRun {
             case .conflict(let owner):
                 report.countFailure(.conflict(chain: state.originalTransactionID ?? "", owner: owner, upstreamStatus: status))
                 logger.warning("receipt belongs to another subscription; nothing granted", metadata: ["subscription.id": "\(id)", "owner": "\(owner)"])
-            case .superseded:
+            case .superseded, .stale:
+                // Apple answered, but the web service replaced the receipt meanwhile, or another
+                // writer already recorded newer Apple data: nothing changed.
                 report.verified += 1
                 report.superseded += 1
             case .missing:

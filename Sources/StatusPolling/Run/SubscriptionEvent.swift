@@ -6,7 +6,7 @@ public struct SubscriptionEvent: Sendable, Equatable {
     public var runID: Int64?
     /// The run's clock when the change was written, ms.
     public var atMs: Int64
-    /// A `SubscriptionTransition` name, or `conflict`.
+    /// An `AuditReason` raw value (a `SubscriptionTransition` name, `conflict`, `discovered`, `stale`).
     public var reason: String
     public var appleStatus: Int?
     /// The backend that answered `appleStatus` (`verifyReceipt`, `serverAPI`); nil before v4.
@@ -15,9 +15,15 @@ public struct SubscriptionEvent: Sendable, Equatable {
     public var entitlementAfter: String
     public var old: SubscriptionState
     public var new: SubscriptionState
+    /// Who brought the answer (`Provenance.source`: poll, backfill, notification); nil before v7.
+    public var source: String?
+    /// The notification's id when one brought it.
+    public var notificationID: String?
 
-    public init(id: Int64, subscriptionID: Int64, userID: String, runID: Int64?, atMs: Int64, reason: String, appleStatus: Int?, entitlementBefore: String, entitlementAfter: String, old: SubscriptionState, new: SubscriptionState, statusBackend: String? = nil) {
+    public init(id: Int64, subscriptionID: Int64, userID: String, runID: Int64?, atMs: Int64, reason: String, appleStatus: Int?, entitlementBefore: String, entitlementAfter: String, old: SubscriptionState, new: SubscriptionState, statusBackend: String? = nil, source: String? = nil, notificationID: String? = nil) {
         self.statusBackend = statusBackend
+        self.source = source
+        self.notificationID = notificationID
         self.id = id
         self.subscriptionID = subscriptionID
         self.userID = userID

@@ -7,11 +7,14 @@ extension ResultBatch.Result {
         }
     }
 
-    /// The run that produced it (nil: not recorded).
-    public var runID: Int64? {
+    /// Who brought it.
+    public var provenance: Provenance {
         switch self {
-        case .verified(let update): return update.runID
-        case .failed(let failed): return failed.runID
+        case .verified(let update): return update.provenance
+        case .failed(let failed): return failed.provenance
         }
     }
+
+    /// The run that produced it (nil: not recorded).
+    public var runID: Int64? { provenance.runID }
 }

@@ -1,8 +1,10 @@
 /// A successful verification, ready to be written.
 public struct VerifiedUpdate: Sendable, Equatable {
     public var subscriptionID: Int64
-    /// The run that made the change, for the audit trail.
-    public var runID: Int64?
+    /// Who brought the answer, for the audit trail.
+    public var provenance: Provenance
+    /// The run that brought the answer, if a run did.
+    public var runID: Int64? { provenance.runID }
     /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
     public var receiptSent: String
     public var state: SubscriptionState
@@ -15,10 +17,18 @@ public struct VerifiedUpdate: Sendable, Equatable {
     /// The backend's status of the answer, for the bookkeeping and the audit trail.
     public var upstreamStatus: UpstreamStatus
     public var verifiedAtMs: Int64
+    /// When Apple's data in `state` was true: a signed payload's `signedDate`, or when Apple was
+    /// asked. A row holding data from later is not overwritten (newer Apple data wins).
+    public var appleStateAtMs: Int64
 
-    public init(subscriptionID: Int64, runID: Int64? = nil, receiptSent: String, state: SubscriptionState, otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64) {
+    /// `provenance` defaults to a poll by `runID`; `appleStateAtMs` to `verifiedAtMs`.
+    public init(
+        subscriptionID: Int64, runID: Int64? = nil, provenance: Provenance? = nil, receiptSent: String, state: SubscriptionState,
+        otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64, appleStateAtMs: Int64? = nil
+    ) {
         self.subscriptionID = subscriptionID
-        self.runID = runID
+        self.provenance = provenance ?? .poll(runID: runID)
+        self.appleStateAtMs = appleStateAtMs ?? verifiedAtMs
         self.receiptSent = receiptSent
         self.state = state
         self.otherChains = otherChains

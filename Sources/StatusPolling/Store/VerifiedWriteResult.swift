@@ -9,6 +9,9 @@ public enum VerifiedWriteResult: Sendable, Equatable {
     /// The web service replaced `latest_receipt` while Apple was being asked: the answer is for an
     /// older receipt, so nothing was written; the next run verifies the new one.
     case superseded
+    /// The row already holds Apple data newer than the answer's (written by another writer
+    /// meanwhile): nothing was changed, a `stale` audit row says so.
+    case stale
     /// The row was deleted meanwhile.
     case missing
 }
