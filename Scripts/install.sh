@@ -40,6 +40,8 @@ install -d "$root/usr/local/bin" "$root/usr/local/share/doc/status-poller" "$roo
   "$root$(dirname "$database")" "$root/var/log/status-poller"
 install -m 0755 "$binary" "$root/usr/local/bin/status-poller"
 install -m 0644 README.md "$root/usr/local/share/doc/status-poller/README.md"
+install -d "$root/usr/local/share/doc/status-poller/docs"
+install -m 0644 docs/*.md "$root/usr/local/share/doc/status-poller/docs/"
 
 if [ -z "$root" ] && ! id status-poller >/dev/null 2>&1; then
   say "creating the system user status-poller"

@@ -103,7 +103,7 @@ final class PostgresConnector: Sendable {
             case "3D000":
                 return .rejected(path: name, reason: "\(message); create it (`createdb \(location.database)`) and run `status-poller migrate --database \(name)`")
             case "42501":
-                return .rejected(path: name, reason: "\(message); grant the poller's role what README: PostgreSQL lists")
+                return .rejected(path: name, reason: "\(message); grant the poller's role what docs/POSTGRESQL.md lists")
             case "55P03", "40001", "40P01":
                 return .busy(path: name, seconds: 0)
             case _ where state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300":

@@ -51,7 +51,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot reach the database server of \(path): \(reason). Check that the server runs and that the host, port and TLS settings (sslmode) are right. "
                 + "What was written before is intact; rows not written keep their columns and the next run verifies them."
         case .rejected(let path, let reason):
-            return "the database server of \(path) refused: \(reason). Check the user, its password (the URL, PGPASSWORD or ~/.pgpass) and its grants (README: PostgreSQL). Nothing was changed."
+            return "the database server of \(path) refused: \(reason). Check the user, its password (the URL, PGPASSWORD or ~/.pgpass) and its grants (docs/POSTGRESQL.md). Nothing was changed."
         }
     }
 }
