@@ -39,7 +39,7 @@ public enum Demo {
     /// Plays the demo; `progress` receives each night as it ends. With `workers`, they play each
     /// night's run; else the night's ``PollJob`` runs in this process.
     public static func play(
-        _ configuration: DemoConfiguration, database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)? = nil,
+        _ configuration: DemoConfiguration, database demo: DemoDatabase, logger: Logger, workers: (any NightWorkers)? = nil,
         progress: @Sendable (Night) -> Void = { _ in }
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
@@ -55,8 +55,9 @@ public enum Demo {
         }
         let simulator = AppStoreSimulator(population: population, faults: faults, clockMs: firstNight)
 
-        guard await database.isReplaceableByDemo() else { throw DemoError.databaseHoldsOtherData(database.name) }
-        let store = try await database.recreateForDemo()
+        let database = demo.database
+        guard await demo.isReplaceable() else { throw DemoError.databaseHoldsOtherData(database.name) }
+        let store = try await demo.recreate()
         do {
             let outcome = try await play(
                 configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers, progress: progress)

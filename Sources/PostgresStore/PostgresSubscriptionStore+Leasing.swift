@@ -4,6 +4,9 @@ import PostgresNIO
 import StatusPolling
 
 extension PostgresSubscriptionStore {
+    /// Workers share the work: a run leases its rows.
+    public var rowSharing: RowSharing { .leased(self) }
+
     /// How far apart (run clock) two nightly runs may start and still share a night: cron on
     /// several hosts starts them within seconds; the next night is a day later.
     public static let nightSpan: Int64 = 12 * 3600 * 1000

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PollingDemo
 import PostgresStore
 import SQLiteStore
 import StatusPolling
@@ -20,7 +21,11 @@ enum Composition {
 
     /// The database `--database` names: a `postgres://` or `postgresql://` URL, else a SQLite file path.
     static func database(_ location: String, worker: Worker = .host) throws -> any PollingDatabase {
-        guard PostgresLocation.isPostgresURL(location) else { return SQLiteDatabase(path: location) }
+        guard isPostgres(location) else { return SQLiteDatabase(path: location) }
+        return try postgres(location, worker: worker)
+    }
+
+    private static func postgres(_ location: String, worker: Worker) throws -> PostgreSQLDatabase {
         let parsed: PostgresLocation
         do {
             parsed = try PostgresLocation(location)
@@ -31,6 +36,16 @@ enum Composition {
         var logger = Logger(label: "status-poller.postgres")
         logger.logLevel = .warning
         return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
+    }
+
+    /// The same database for the demo, with the demo's hooks (whether it may be replaced, a fresh copy).
+    static func demoDatabase(_ location: String) throws -> DemoDatabase {
+        guard isPostgres(location) else {
+            let sqlite = SQLiteDatabase(path: location)
+            return DemoDatabase(sqlite, isReplaceable: { await sqlite.isReplaceableByDemo() }, recreate: { try await sqlite.recreateForDemo() })
+        }
+        let postgres = try self.postgres(location, worker: .host)
+        return DemoDatabase(postgres, isReplaceable: { await postgres.isReplaceableByDemo() }, recreate: { try await postgres.recreateForDemo() })
     }
 
     /// Whether `location` names a PostgreSQL database (a `postgres://` or `postgresql://` URL).

@@ -82,8 +82,8 @@ extension StatusPoller {
 
         func run() async throws {
             let logger = LogSetup.make(level: logLevel)
-            let location = try Composition.database(database)
-            guard await location.isReplaceableByDemo() else { throw usageError("\(DemoError.databaseHoldsOtherData(database))") }
+            let location = try Composition.demoDatabase(database)
+            guard await location.isReplaceable() else { throw usageError("\(DemoError.databaseHoldsOtherData(database))") }
             let now = Int64(Date().timeIntervalSince1970 / 60) * 60_000
             var configuration = DemoConfiguration(
                 subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,

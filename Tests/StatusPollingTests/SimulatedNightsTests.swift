@@ -29,7 +29,7 @@ import Testing
 
     @Test func twoThousandSubscribersOverSixtyNightsWithTenPercentFaults() async throws {
         try await withTemporaryDatabase { db in
-            let database = SQLiteDatabase(path: db.path + ".nights")
+            let database = DemoDatabase.sqlite(path: db.path + ".nights")
             let demo = try await Demo.play(
                 configuration(subscribers: 2000, nights: 60, faultRate: 0.10, outageNight: 30), database: database, logger: quietLogger())
             #expect(demo.nights.count == 61)
@@ -79,7 +79,7 @@ import Testing
             #expect(demo.states[.unverified, default: 0] == 0)
             #expect(demo.states.values.reduce(0, +) == rows)
             // The nights ran as cron runs them: each one is in the run history, with its exit code.
-            let store = try await database.open()
+            let store = try await database.database.open()
             let runs = try await store.runs(last: 100)
             try await store.close()
             #expect(runs.count == 61)
@@ -99,12 +99,12 @@ import Testing
         try await withTemporaryDatabase { db in
             var stopsTooEarly = configuration(subscribers: 300, nights: 90, faultRate: 0)
             stopsTooEarly.windows = SelectionWindows(billingRetryPastExpiry: SelectionWindows.appleBillingRetryPeriod)
-            let before = try await Demo.play(stopsTooEarly, database: SQLiteDatabase(path: db.path + ".before"), logger: quietLogger())
+            let before = try await Demo.play(stopsTooEarly, database: .sqlite(path: db.path + ".before"), logger: quietLogger())
             #expect(before.disagreements.isEmpty)
             #expect(!before.final.unwatched.isEmpty)
             #expect(before.final.unwatched.allSatisfy { $0.what.contains("is_in_billing_retry: row true, truth false") }, "\(before.final.unwatched.prefix(3))")
             #expect(before.passed == false)
-            let now = try await Demo.play(configuration(subscribers: 300, nights: 90, faultRate: 0), database: SQLiteDatabase(path: db.path + ".now"), logger: quietLogger())
+            let now = try await Demo.play(configuration(subscribers: 300, nights: 90, faultRate: 0), database: .sqlite(path: db.path + ".now"), logger: quietLogger())
             #expect(now.final.unwatched.isEmpty, "\(now.final.unwatched.prefix(3))")
             #expect(now.passed == true)
             try? FileManager.default.removeItem(atPath: db.path + ".before")
@@ -115,9 +115,9 @@ import Testing
     @Test func theSameSeedReplaysTheSameNights() async throws {
         try await withTemporaryDatabase { db in
             let first = try await Demo.play(
-                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: SQLiteDatabase(path: db.path + ".a"), logger: quietLogger())
+                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: .sqlite(path: db.path + ".a"), logger: quietLogger())
             let second = try await Demo.play(
-                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: SQLiteDatabase(path: db.path + ".b"), logger: quietLogger())
+                configuration(subscribers: 150, nights: 8, faultRate: 0.10, seed: 99), database: .sqlite(path: db.path + ".b"), logger: quietLogger())
             #expect(first.nights.map(\.report.transitions) == second.nights.map(\.report.transitions))
             #expect(first.nights.map(\.report.selected) == second.nights.map(\.report.selected))
             #expect(first.states == second.states)

@@ -157,6 +157,15 @@ public struct PollJob: Sendable {
             store: store, source: source, logger: logger, stop: stop, progress: { progress?.update($0) })
         let report = await run.run()
         progress?.finish()
+        if let runID = plan.runID, !configuration.dryRun {
+            // The run history is the job's, not the run's: a writer needs no run.
+            let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished
+            do {
+                try await store.finishRun(runID, report: report, status: status, checkpoint: report.checkpoint)
+            } catch {
+                logger.error("could not record the run's end in the run history", metadata: ["error": "\(error)"])
+            }
+        }
 
         if let metricsFile = configuration.metricsFile {
             do {

@@ -318,14 +318,6 @@ public struct PollRun: Sendable {
         let limit = state.gate.snapshot.limit
         report.throttled = limit.throttled
         report.lowestConcurrency = limit.lowest
-        if let runID = configuration.runID, !configuration.dryRun {
-            let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished
-            do {
-                try await store.finishRun(runID, report: report, status: status, checkpoint: state.checkpoints.checkpoint)
-            } catch {
-                logger.error("could not record the run's end in the run history", metadata: ["error": "\(error)"])
-            }
-        }
         return report
     }
 

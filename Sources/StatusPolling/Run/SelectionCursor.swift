@@ -27,7 +27,7 @@ struct SelectionCursor {
 
     static func open(store: any SubscriptionStore, configuration: PollRun.Configuration) async throws -> SelectionCursor {
         let pageSize = max(configuration.pageSize, 1)
-        if let leasing = store as? any LeasingStore, let runID = configuration.runID, !configuration.dryRun {
+        if case .leased(let leasing) = store.rowSharing, let runID = configuration.runID, !configuration.dryRun {
             let remaining = try await leasing.joinWork(runID: runID, selection: configuration.selection, nowMs: configuration.nowMs)
             // A lease covers a few rounds of the concurrency, not a whole page: small nights spread
             // over the workers, and a worker that dies strands few rows until their leases expire.

@@ -18,11 +18,4 @@ public protocol PollingDatabase: Sendable {
     /// Takes the overlap lock that keeps two runs off the same work; throws ``RunLock/Failure``
     /// (`.held` names the holder) when it cannot.
     func acquireRunLock(holder: RunLock.Holder) async throws -> any RunLease
-
-    /// True when it does not exist or holds nothing but the demo's simulated subscribers, so the
-    /// demo may replace it.
-    func isReplaceableByDemo() async -> Bool
-
-    /// Empties it (the demo checked ``isReplaceableByDemo()`` first), migrates it and opens it.
-    func recreateForDemo() async throws -> any PollingStore
 }

@@ -1,8 +1,9 @@
 /// What the run's pipeline needs from a database: the due rows, the rows themselves, and batched
-/// writes of the results, with the run history beside them. The SQLite store implements it; a
+/// writes of the results (``SubscriptionWriter``). The run history is its own protocol
+/// (``RunJournal``), which the job uses around a run. The SQLite store implements it; a
 /// PostgreSQL store shared by several workers implements the same without touching the run or the
-/// decision.
-public protocol SubscriptionStore: RunJournal {
+/// decision, and hands the run its rows by lease (``rowSharing``).
+public protocol SubscriptionStore: SubscriptionWriter {
     /// The ids of the rows a run covers, in `id` order, those up to `cursor` left out (a resumed
     /// backfill's checkpoint). Read from indexes only, once at the start of a run, so the cost
     /// follows the due rows and not the size of the table; the run then reads the rows in pages.
@@ -11,13 +12,10 @@ public protocol SubscriptionStore: RunJournal {
     /// The rows with these ids, in `id` order; a row deleted meanwhile is left out.
     func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow]
 
-    /// The row that owns `originalTransactionID`, if any: lets a dry run report conflicts.
-    func subscriptionID(owning originalTransactionID: String) async throws -> Int64?
+    /// How a recorded run takes its rows (``RowSharing/listed`` unless the store says otherwise).
+    var rowSharing: RowSharing { get }
+}
 
-    /// Writes a batch of results in one transaction, in order, and the batch's checkpoint with them.
-    /// A verified result writes the contract columns, the new receipt, the bookkeeping and an audit
-    /// event when a contract column changed — unless the chain belongs to another row (an earlier
-    /// result of the same batch included) or the receipt was replaced meanwhile. A failed result
-    /// writes bookkeeping only. Returns, in order, what each verified result did (nil for a failure).
-    func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?]
+extension SubscriptionStore {
+    public var rowSharing: RowSharing { .listed }
 }

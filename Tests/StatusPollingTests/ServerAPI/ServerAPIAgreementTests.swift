@@ -36,7 +36,7 @@ import Testing
         var logger = Logger(label: "agreement")
         logger.logLevel = .critical
         let path = directory.appendingPathComponent("\(backend.rawValue).sqlite").path
-        let outcome = try await Demo.play(configuration(backend, faultRate: faultRate), database: SQLiteDatabase(path: path), logger: logger)
+        let outcome = try await Demo.play(configuration(backend, faultRate: faultRate), database: .sqlite(path: path), logger: logger)
         let pool = try DatabasePool(path: path)
         defer { try? pool.close() }
         let rows = try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscriptions") }
