@@ -135,6 +135,37 @@ struct PostgresWorkerTests {
         }
     }
 
+    /// A writer that holds no lease (a notification) does not wait for a run's lease: it writes
+    /// when its data is newer, and leaves the lease alone. The lease holder's answer, asked before
+    /// the notification was signed, is then stale: it changes nothing, says so in the trail, and
+    /// still gives the row's lease up and marks it done.
+    @Test func aNotificationWinsOverALeaseAndTheLeaseHoldersOlderAnswerIsStale() async throws {
+        try await withStore(.postgres) { db in
+            try await db.insert(userID: "u", receipt: "r")
+            let worker = try await open(db, worker: "w")
+            defer { Task { try? await worker.close() } }
+            let run = try await start(worker, nowMs: t0)
+            _ = try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0)
+            #expect(try await worker.lease(runID: run, limit: 10, after: 0).map(\.id) == [1])
+            let renewed = SubscriptionState(originalTransactionID: "1000000001", productID: "p", environment: "Production", expiresAt: t0 + 60 * day)
+            let pushed = Provenance.notification(notificationUUID: "n-1", type: "DID_RENEW", signedAtMs: t0 + 5_000)
+            let notified = try await db.store.write(ResultBatch([.verified(.init(
+                subscriptionID: 1, provenance: pushed, receiptSent: "r", state: renewed, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200),
+                verifiedAtMs: t0 + 6_000, appleStateAtMs: t0 + 5_000))]))
+            #expect(notified == [.written(previous: .unverified)])
+            #expect(try await db.row("SELECT lease_run, apple_state_at FROM subscriptions WHERE id = 1") == ["lease_run": "\(run)", "apple_state_at": "\(t0 + 5_000)"])
+            let older = SubscriptionState(originalTransactionID: "1000000001", productID: "p", environment: "Production", expiresAt: t0 + 30 * day)
+            let polled = try await worker.write(ResultBatch([.verified(.init(
+                subscriptionID: 1, runID: run, receiptSent: "r", state: older, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))],
+                checkpoint: (run, 1)))
+            #expect(polled == [.stale])
+            #expect(try await db.store.subscriptions(ids: [1]).first?.state == renewed)
+            #expect(try await db.rawRow(1)?["lease_run"] == nil)
+            #expect(try await db.row("SELECT count(*) AS n FROM work_targets WHERE done")?["n"] == "1")
+            #expect(try await db.store.history(userID: "u").map(\.reason) == ["stale", "first_verified"])
+        }
+    }
+
     @Test func aNewRunOfTheSameWorkerTakesBackItsDeadPredecessorsLeasesAtOnce() async throws {
         try await withStore(.postgres) { db in
             for index in 0..<5 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }
