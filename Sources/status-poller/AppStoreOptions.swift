@@ -21,13 +21,13 @@ struct AppStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Attempts per receipt, the first included, \(RetryPolicy.allowedAttempts.lowerBound)…\(RetryPolicy.allowedAttempts.upperBound) (default: \(RetryPolicy.defaultMaxAttempts))."))
     var maxAttempts: Int?
 
-    @Option(help: ArgumentHelp("Seconds before one request is abandoned (default: \(Limits.seconds(VerifyReceiptConfiguration.defaultRequestTimeout)))."))
+    @Option(help: ArgumentHelp("Seconds before one request is abandoned, at most \(Limits.seconds(VerifyReceiptConfiguration.maxRequestTimeout)) (default: \(Limits.seconds(VerifyReceiptConfiguration.defaultRequestTimeout)))."))
     var requestTimeout: Double?
 
     @Option(help: ArgumentHelp("Stop the run (exit 3) when the App Store keeps failing: on or off (default: on)."))
     var circuitBreaker: OnOff?
 
-    @Option(help: ArgumentHelp("Finished subscriptions the circuit breaker looks back over (default: \(CircuitBreaker.defaultWindow))."))
+    @Option(help: ArgumentHelp("Finished subscriptions the circuit breaker looks back over, \(CircuitBreaker.allowedWindow.lowerBound)…\(CircuitBreaker.allowedWindow.upperBound) (default: \(CircuitBreaker.defaultWindow))."))
     var circuitBreakerWindow: Int?
 
     @Option(help: ArgumentHelp("Percent of those that must have failed with timeouts, 5xx, outage pages or retryable statuses to stop the run (default: \(Int(CircuitBreaker.defaultThreshold * 100)))."))
@@ -36,7 +36,7 @@ struct AppStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Percent of the last answers that may fail with 5xx, timeouts or retryable statuses before the concurrency is halved; below it they are retried as noise (default: \(Int(OverloadThreshold.defaultShare * 100)))."))
     var overloadThreshold: Double?
 
-    @Option(help: ArgumentHelp("Answers the overload threshold looks back over (default: \(OverloadThreshold.defaultWindow))."))
+    @Option(help: ArgumentHelp("Answers the overload threshold looks back over, \(OverloadThreshold.allowedWindow.lowerBound)…\(OverloadThreshold.allowedWindow.upperBound) (default: \(OverloadThreshold.defaultWindow))."))
     var overloadWindow: Int?
 
     @Option(help: ArgumentHelp("Stop starting subscriptions after this long, as on SIGTERM (exit 4): 90s, 45m, 2h (default: no limit)."))

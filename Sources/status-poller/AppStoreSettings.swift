@@ -27,9 +27,10 @@ struct AppStoreSettings {
         guard RetryPolicy.allowedAttempts.contains(maxAttempts) else {
             throw usageError("--max-attempts must be between \(RetryPolicy.allowedAttempts.lowerBound) and \(RetryPolicy.allowedAttempts.upperBound), got \(maxAttempts).")
         }
-        guard requestTimeout > 0, requestTimeout <= 300 else { throw usageError("--request-timeout must be between 0 and 300 seconds.") }
-        guard (1...10_000).contains(circuitBreakerWindow) else {
-            throw usageError("--circuit-breaker-window must be between 1 and 10000 subscriptions, got \(circuitBreakerWindow).")
+        let maxTimeout = VerifyReceiptConfiguration.maxRequestTimeout.totalSeconds
+        guard requestTimeout > 0, requestTimeout <= maxTimeout else { throw usageError("--request-timeout must be between 0 and \(Limits.seconds(VerifyReceiptConfiguration.maxRequestTimeout)) seconds.") }
+        guard CircuitBreaker.allowedWindow.contains(circuitBreakerWindow) else {
+            throw usageError("--circuit-breaker-window must be between \(CircuitBreaker.allowedWindow.lowerBound) and \(CircuitBreaker.allowedWindow.upperBound) subscriptions, got \(circuitBreakerWindow).")
         }
         guard circuitBreakerThreshold > 0, circuitBreakerThreshold <= 100 else {
             throw usageError("--circuit-breaker-threshold is a percentage above 0 and at most 100, got \(circuitBreakerThreshold).")
@@ -37,8 +38,8 @@ struct AppStoreSettings {
         guard overloadThreshold > 0, overloadThreshold <= 100 else {
             throw usageError("--overload-threshold is a percentage above 0 and at most 100, got \(overloadThreshold).")
         }
-        guard (1...10_000).contains(overloadWindow) else {
-            throw usageError("--overload-window must be between 1 and 10000 answers, got \(overloadWindow).")
+        guard OverloadThreshold.allowedWindow.contains(overloadWindow) else {
+            throw usageError("--overload-window must be between \(OverloadThreshold.allowedWindow.lowerBound) and \(OverloadThreshold.allowedWindow.upperBound) answers, got \(overloadWindow).")
         }
         for (flag, url) in [("--production-url", productionURL), ("--sandbox-url", sandboxURL)] {
             _ = try Self.checkedHost(flag, url, allowInsecureHTTP: allowInsecureHTTP, carrying: "receipts and the shared secret")

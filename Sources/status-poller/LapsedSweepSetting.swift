@@ -8,7 +8,8 @@ struct LapsedSweepSetting {
     var recorded: String
 
     static func resolve(within: Int, every: Int) throws -> Self {
-        guard (1...3650).contains(within) else { throw usageError("--lapsed-within must be between 1 and 3650 days, got \(within).") }
+        let allowed = LapsedSweep.allowedWithinDays
+        guard allowed.contains(within) else { throw usageError("--lapsed-within must be between \(allowed.lowerBound) and \(allowed.upperBound) days, got \(within).") }
         guard (0...within).contains(every) else {
             throw usageError("--lapsed-every must be between 0 (no sweep) and --lapsed-within (\(within)) days, got \(every).")
         }

@@ -15,8 +15,8 @@ extension StatusPoller {
             do {
                 let applied = try await Composition.database(location).migrate()
                 print(applied.isEmpty ? "schema is up to date: \(database)" : "applied \(applied.count) migration(s) to \(database): \(applied.joined(separator: ", "))")
-            } catch let exit as ExitCode {
-                throw exit  // already said (a malformed URL)
+            } catch let failure as CommandFailure {
+                throw failure  // a malformed URL
             } catch {
                 throw usageError("\(error)")
             }

@@ -30,7 +30,7 @@ extension StatusPoller {
         @Option(help: ArgumentHelp("Select rows that expire within this many hours (default: \(Limits.hours(SelectionWindows.defaultNearExpiryAfter)))."))
         var expiringWithinHours: Double?
 
-        @Option(help: ArgumentHelp("Ask lapsed rows (expired, not in billing retry) again until this many days after expiry (default: \(Limits.days(LapsedSweep.defaultWithin)))."))
+        @Option(help: ArgumentHelp("Ask lapsed rows (expired, not in billing retry) again until this many days after expiry, \(LapsedSweep.allowedWithinDays.lowerBound)…\(LapsedSweep.allowedWithinDays.upperBound) (default: \(Limits.days(LapsedSweep.defaultWithin)))."))
         var lapsedWithin: Int?
 
         @Option(help: ArgumentHelp("Ask each lapsed row every this many days, spread over the nights; 0 turns the sweep off (default: \(Limits.days(LapsedSweep.defaultEvery)))."))

@@ -26,6 +26,9 @@ struct StatusPoller: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
+            Foundation.exit(failure.code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {

@@ -52,8 +52,8 @@ struct StoreOptions: ParsableArguments {
             store = try await Composition.database(path).open()
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
-        } catch let exit as ExitCode {
-            throw exit  // already said (a malformed URL)
+        } catch let failure as CommandFailure {
+            throw failure  // a malformed URL
         } catch {
             throw usageError("\(error)")
         }

@@ -9,6 +9,8 @@ public struct VerifyReceiptConfiguration: Sendable {
 
     /// The request deadline unless configured (`--request-timeout`).
     public static let defaultRequestTimeout: Duration = .seconds(10)
+    /// The longest per-request deadline a run accepts.
+    public static let maxRequestTimeout: Duration = .seconds(300)
 
     /// Tried first for every receipt, as Apple requires.
     public var productionURL: String

@@ -9,6 +9,8 @@
 public struct CircuitBreaker: Sendable, Equatable {
     /// Finished rows the breaker looks back over, unless configured.
     public static let defaultWindow = 50
+    /// The windows a run accepts (finished subscriptions).
+    public static let allowedWindow = 1...10_000
     /// The share of transient failures among them that trips it, unless configured.
     public static let defaultThreshold = 0.8
 

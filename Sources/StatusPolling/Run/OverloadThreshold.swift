@@ -4,6 +4,8 @@
 public struct OverloadThreshold: Sendable, Equatable {
     /// Answers looked back over, unless configured (`--overload-window`).
     public static let defaultWindow = 200
+    /// The windows a run accepts (answers).
+    public static let allowedWindow = 1...10_000
     /// The share of transient failures among them that cuts the concurrency, unless configured
     /// (`--overload-threshold`, in percent).
     public static let defaultShare = 0.2

@@ -21,6 +21,8 @@ public struct LapsedSweep: Sendable, Equatable {
 
     public static let defaultWithin: Duration = .seconds(180 * 86400)
     public static let defaultEvery: Duration = .seconds(7 * 86400)
+    /// The `within` a run accepts, in days (ten years at most).
+    public static let allowedWithinDays = 1...3650
     /// Turns are whole UTC days.
     public static let dayMs: Int64 = 86_400_000
 
