@@ -15,9 +15,9 @@ struct BatchWrite {
     /// one update of the wide row fewer each (nil: a run without leases).
     let releasing: Int64?
 
-    /// Writes the results; returns, in order, what each verified one did (nil for a failure), and
-    /// the ids whose results were written (the others' leases belong to another run).
-    func write(_ results: [ResultBatch.Result]) async throws -> (outcomes: [VerifiedWriteResult?], written: [Int64]) {
+    /// Writes the results; returns their plans in order, and the ids whose results were written
+    /// (the others' leases belong to another run).
+    func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64]) {
         let ids = results.map(\.subscriptionID)
         var current: [Int64: RowUpdatePlan.LockedRow] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
@@ -32,13 +32,13 @@ struct BatchWrite {
             current[id] = row
         }
         var owners = try await owners(of: results, current: current)
-        var outcomes: [VerifiedWriteResult?] = []
+        var plans: [RowUpdatePlan] = []
         var written: [Int64] = []
         var verifiedRows: [String] = [], failureRows: [String] = [], events: [String] = []
         for result in results {
             let id = result.subscriptionID
             let plan = RowUpdatePlan(result, current: current[id], ownerOf: { owners[$0] })
-            outcomes.append(plan.result)
+            plans.append(plan)
             if plan.isWritten { written.append(id) }
             switch plan.columns {
             case .untouched: break
@@ -61,7 +61,7 @@ struct BatchWrite {
         try await writeVerified(verifiedRows)
         try await writeFailures(failureRows)
         try await writeEvents(events)
-        return (outcomes, written)
+        return (plans, written)
     }
 
     /// Which rows own the chains the batch's new rows may adopt, as the transaction sees them.

@@ -65,7 +65,7 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
+    public func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
         do {
             return try await writeBatch(batch)
@@ -82,21 +82,21 @@ extension SQLiteSubscriptionStore {
             .contains(error.resultCode)
     }
 
-    private func writeBatch(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
+    private func writeBatch(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         try await pool.write { db in
-            let outcomes = try batch.results.map { result in try Self.apply(db, result) }
+            let plans = try batch.results.map { result in try Self.apply(db, result) }
             if let checkpoint = batch.checkpoint {
                 try db.cachedStatement(sql: "UPDATE poll_runs SET checkpoint_id = max(checkpoint_id, ?) WHERE id = ?")
                     .execute(arguments: [checkpoint.through, checkpoint.runID])
             }
-            return outcomes
+            return plans
         }
     }
 
     /// One result inside the batch's transaction: planned from the row as this transaction sees
     /// it (an earlier row of the batch counts, so two rows racing for a chain get one owner), then
     /// written.
-    private static func apply(_ db: Database, _ result: ResultBatch.Result) throws -> VerifiedWriteResult? {
+    private static func apply(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
         let current = try Row.fetchOne(
             try db.cachedStatement(sql: "SELECT user_id, latest_receipt, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
             arguments: [result.subscriptionID]
@@ -105,7 +105,7 @@ extension SQLiteSubscriptionStore {
             try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
         }
         try write(db, plan)
-        return plan.result
+        return plan
     }
 
     private static func write(_ db: Database, _ plan: RowUpdatePlan) throws {

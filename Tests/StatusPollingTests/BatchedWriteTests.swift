@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PostgresNIO
 import Testing
 
 @testable import SQLiteStore
@@ -22,12 +23,12 @@ import Testing
         .verified(VerifiedUpdate(subscriptionID: id, runID: runID, receiptSent: receipt, state: state, latestReceipt: newReceipt, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
     }
 
-    @Test func oneBatchKeepsEveryCheckExactRowByRow() async throws {
-        try await withTemporaryDatabase { db in
-            let first = try db.insert(userID: "first", receipt: "R-shared")
-            let second = try db.insert(userID: "second", receipt: "R-shared-copy")
-            let replaced = try db.insert(userID: "replaced", receipt: "R-old")
-            let failing = try db.insert(userID: "failing", receipt: "R-fail", verified("otid-fail"))
+    @Test(arguments: StoreKind.available) func oneBatchKeepsEveryCheckExactRowByRow(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let first = try await db.insert(userID: "first", receipt: "R-shared")
+            let second = try await db.insert(userID: "second", receipt: "R-shared-copy")
+            let replaced = try await db.insert(userID: "replaced", receipt: "R-old")
+            let failing = try await db.insert(userID: "failing", receipt: "R-fail", verified("otid-fail"))
             try await db.store.uploadReceipt(subscriptionID: replaced, receipt: "R-uploaded")
             let runID = try await db.store.startRun(RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
 
@@ -45,37 +46,34 @@ import Testing
             #expect(try await db.store.subscription(id: first)?.state == verified("otid-A"))
             #expect(try await db.store.subscription(id: first)?.latestReceipt == "R-apple")
             #expect(try await db.store.subscription(id: second)?.state == .unverified)
-            #expect(try db.rawRow(second)?["last_error_reason"] == "conflict")
+            #expect(try await db.rawRow(second)?["last_error_reason"] == "conflict")
             #expect(try await db.store.subscription(id: replaced)?.state == .unverified)
-            #expect(try db.rawRow(replaced)?["latest_receipt"] == "R-uploaded")
-            #expect(try db.rawRow(failing)?["consecutive_failures"] == 1)
+            #expect(try await db.rawRow(replaced)?["latest_receipt"] == "R-uploaded")
+            #expect(try await db.rawRow(failing)?["consecutive_failures"] == "1")
             #expect(try await db.store.subscription(id: failing)?.state == verified("otid-fail"))
-            let checkpoint = try await db.webService.read { d in try Int64.fetchOne(d, sql: "SELECT checkpoint_id FROM poll_runs WHERE id = ?", arguments: [runID]) }
+            let checkpoint = try await db.row("SELECT checkpoint_id FROM poll_runs WHERE id = \(runID)")?["checkpoint_id"].flatMap { Int64($0) }
             #expect(checkpoint == 777)
-            let reasons = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT reason FROM subscription_events ORDER BY id") }
+            let reasons = try await db.rows("SELECT reason FROM subscription_events ORDER BY id").map { $0["reason"] }
             #expect(reasons == ["first_verified", "conflict"])
         }
     }
 
-    @Test func aBatchThatFailsWritesNothingAtAll() async throws {
-        try await withTemporaryDatabase { db in
-            let good = try db.insert(userID: "good", receipt: "R-good")
-            let poisoned = try db.insert(userID: "poisoned", receipt: "R-poison")
-            try await db.webService.write { d in
-                try d.execute(sql: """
-                    CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions WHEN NEW.user_id = 'poisoned'
-                    BEGIN SELECT RAISE(ABORT, 'poisoned row'); END
-                    """)
-            }
-            await #expect(throws: DatabaseError.self) {
+    @Test(arguments: StoreKind.available) func aBatchThatFailsWritesNothingAtAll(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let good = try await db.insert(userID: "good", receipt: "R-good")
+            let poisoned = try await db.insert(userID: "poisoned", receipt: "R-poison")
+            try await db.poisonUpdates(ofUser: "poisoned")
+            // The database's own error, as it is (a StoreError would end a run): GRDB's, or PostgresNIO's.
+            let error = await #expect(throws: (any Error).self) {
                 try await db.store.write(ResultBatch([
                     update(good, receipt: "R-good", verified("otid-good")),
                     update(poisoned, receipt: "R-poison", verified("otid-poison")),
                 ]))
             }
+            #expect(kind == .sqlite ? error is DatabaseError : error is PSQLError, "\(String(describing: error))")
             // One transaction: the good row's write was rolled back with the batch.
             #expect(try await db.store.subscription(id: good)?.state == .unverified)
-            let events = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscription_events") }
+            let events = try await db.row("SELECT count(*) AS n FROM subscription_events")?["n"].flatMap { Int($0) }
             #expect(events == 0)
         }
     }
@@ -93,6 +91,7 @@ import Testing
     }
 
     /// The nightly selection must read indexes, never walk the table (and its receipts).
+    /// SQLite only: SQLite's query plans (PostgresStoreTests has PostgreSQL's).
     @Test func theSelectionIsIndexBacked() async throws {
         try await withTemporaryDatabase { db in
             for index in 0..<200 {
@@ -127,6 +126,7 @@ import Testing
         }
     }
 
+    /// SQLite only: SQLite's own migrations (PostgresStoreTests has PostgreSQL's).
     @Test func migrationV3AddsTheIndexesToADatabaseOfTheFirstRelease() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-v2-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,19 +1,17 @@
 import Foundation
-import GRDB
 import Logging
 import Testing
 
-@testable import SQLiteStore
 @testable import StatusPolling
 
 /// Whole runs, the writer's side: results written in batches and each one counted, a batch that
 /// cannot be written retried row by row, and a blocked writer holding new rows back.
 extension PollRunTests {
-    @Test func resultsAreWrittenInBatchesAndEveryOneIsCounted() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func resultsAreWrittenInBatchesAndEveryOneIsCounted(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<57 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    try await db.insert(userID: "u\(index)", receipt: "R\(index)")
                     await server.script("R\(index)", [.json(AppleJSON.valid(latestReceipt: "NEW-\(index)", transactions: [T(originalTransactionID: "otid-\(index)", expiresMs: t0 + 33 * day)], renewals: [R(originalTransactionID: "otid-\(index)")]))])
                 }
                 let report = try await poll(db, production, sandbox, concurrency: 6, pageSize: 10, batchSize: 8)
@@ -27,7 +25,7 @@ extension PollRunTests {
                     #expect(row.state.originalTransactionID == "otid-\(index)")
                     #expect(row.latestReceipt == "NEW-\(index)")
                 }
-                let events = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscription_events WHERE reason = 'first_verified'") }
+                let events = try await db.row("SELECT count(*) AS n FROM subscription_events WHERE reason = 'first_verified'")?["n"].flatMap { Int($0) }
                 #expect(events == 57)
             }
         }
@@ -36,67 +34,49 @@ extension PollRunTests {
     /// A writer that cannot keep up holds the run back: with four in flight and batches of four,
     /// no row starts once eight answers wait behind the batch being written, so the App Store sees
     /// 4 (the batch) + 8 + 3 (in flight when the eighth came) = 15 requests until the database frees up.
-    @Test func aBlockedWriterStopsNewRowsOnceTwoBatchesOfAnswersWait() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func aBlockedWriterStopsNewRowsOnceTwoBatchesOfAnswersWait(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<40 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    try await db.insert(userID: "u\(index)", receipt: "R\(index)")
                     await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
                 }
                 // Another connection holds the database's write lock; the run's store waits for it.
-                let blocker = try DatabaseQueue(path: db.path)
-                let release = DispatchSemaphore(value: 0)
-                // Released below; and whatever happens, before the test leaves (a second signal is harmless).
-                defer { release.signal() }
-                await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
-                    Thread.detachNewThread {
-                        try? blocker.inDatabase { database in
-                            do { try database.execute(sql: "BEGIN IMMEDIATE") } catch { held.resume(); return }
-                            held.resume()
-                            release.wait()
-                            try database.execute(sql: "COMMIT")
+                // Released below; and whatever happens, before the test leaves.
+                try await db.withWriteLockHeld { store, release in
+                    let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 3, timeout: .seconds(10))
+                    let report = Task {
+                        try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+                            let run = PollRun(
+                                configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, pageSize: 500, batchSize: 4, flushInterval: .seconds(600)),
+                                store: store, source: client, logger: Logger(label: "test"))
+                            #expect(run.configuration.maxPending == 8)
+                            return await run.run()
                         }
                     }
+                    let giveUp = ContinuousClock.now + .seconds(120)
+                    while await server.received.count < 15, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
+                    try await Task.sleep(for: .milliseconds(500))
+                    #expect(await server.received.count == 15)
+                    release()
+                    let finished = try await report.value
+                    #expect(finished.verified == 40)
+                    #expect(finished.exitCode == .success)
+                    #expect(await server.received.count == 40)
+                    #expect(Set(await server.received.compactMap(\.receipt)).count == 40)
                 }
-                let store = try SQLiteSubscriptionStore.open(path: db.path, busyTimeout: 600)
-                defer { try? store.close() }
-                let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 3, timeout: .seconds(10))
-                let report = Task {
-                    try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
-                        let run = PollRun(
-                            configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, pageSize: 500, batchSize: 4, flushInterval: .seconds(600)),
-                            store: store, source: client, logger: Logger(label: "test"))
-                        #expect(run.configuration.maxPending == 8)
-                        return await run.run()
-                    }
-                }
-                let giveUp = ContinuousClock.now + .seconds(120)
-                while await server.received.count < 15, ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
-                try await Task.sleep(for: .milliseconds(500))
-                #expect(await server.received.count == 15)
-                release.signal()
-                let finished = try await report.value
-                #expect(finished.verified == 40)
-                #expect(finished.exitCode == .success)
-                #expect(await server.received.count == 40)
-                #expect(Set(await server.received.compactMap(\.receipt)).count == 40)
             }
         }
     }
 
-    @Test func aBatchThatCannotBeWrittenIsRetriedRowByRow() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func aBatchThatCannotBeWrittenIsRetriedRowByRow(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<6 {
-                    try db.insert(userID: index == 3 ? "poisoned" : "u\(index)", receipt: "R\(index)")
+                    try await db.insert(userID: index == 3 ? "poisoned" : "u\(index)", receipt: "R\(index)")
                     await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
                 }
-                try await db.webService.write { d in
-                    try d.execute(sql: """
-                        CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions WHEN NEW.user_id = 'poisoned'
-                        BEGIN SELECT RAISE(ABORT, 'poisoned row'); END
-                        """)
-                }
+                try await db.poisonUpdates(ofUser: "poisoned")
                 let report = try await poll(db, production, sandbox, concurrency: 6, batchSize: 100)
                 #expect(report.selected == 6)
                 #expect(report.verified == 5)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import InMemoryLogging
 import Logging
 import Testing
@@ -7,7 +6,8 @@ import Testing
 @testable import SQLiteStore
 @testable import StatusPolling
 
-/// Whole runs: a real SQLite file, a real HTTP server on loopback answering like Apple.
+/// Whole runs: each store (SQLite, and PostgreSQL when the test script started one), a real HTTP
+/// server on loopback answering like Apple.
 @Suite struct PollRunTests {
     typealias T = AppleJSON.Transaction
     typealias R = AppleJSON.Renewal
@@ -25,7 +25,7 @@ import Testing
     /// Runs one poll against `server` and `db`.
     /// The request timeout is far above any stall of a loopback answer on a loaded machine, so
     /// counts of requests do not depend on the machine's speed; a test about timeouts passes its own.
-    func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, batchSize: Int = 100, timeout: Duration = .seconds(10), dryRun: Bool = false, logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
+    func poll(_ db: StoreUnderTest, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, batchSize: Int = 100, timeout: Duration = .seconds(10), dryRun: Bool = false, logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
         let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: attempts, timeout: timeout)
@@ -44,18 +44,18 @@ import Testing
         ], renewals: [R(originalTransactionID: otid)])
     }
 
-    @Test func aMixedNightWritesExactlyWhatAppleSaid() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func aMixedNightWritesExactlyWhatAppleSaid(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
-                let newcomer = try db.insert(userID: "newcomer", receipt: "R-new")
-                let renewing = try db.insert(userID: "renewing", receipt: "R-renew", verified("otid-renew"))
-                let failingCharge = try db.insert(userID: "grace", receipt: "R-grace", verified("otid-grace"))
-                let flaky = try db.insert(userID: "flaky", receipt: "R-flaky", verified("otid-flaky"))
-                let refunded = try db.insert(userID: "refund", receipt: "R-refund", verified("otid-refund"))
-                let broken = try db.insert(userID: "broken", receipt: "R-broken", verified("otid-broken"))
-                let replayer = try db.insert(userID: "replayer", receipt: "R-replay")
-                let otherApp = try db.insert(userID: "other-app", receipt: "R-other", verified("otid-other"))
-                let farAway = try db.insert(userID: "far-away", receipt: "R-far", verified("otid-far", expires: t0 + 200 * day))
+                let newcomer = try await db.insert(userID: "newcomer", receipt: "R-new")
+                let renewing = try await db.insert(userID: "renewing", receipt: "R-renew", verified("otid-renew"))
+                let failingCharge = try await db.insert(userID: "grace", receipt: "R-grace", verified("otid-grace"))
+                let flaky = try await db.insert(userID: "flaky", receipt: "R-flaky", verified("otid-flaky"))
+                let refunded = try await db.insert(userID: "refund", receipt: "R-refund", verified("otid-refund"))
+                let broken = try await db.insert(userID: "broken", receipt: "R-broken", verified("otid-broken"))
+                let replayer = try await db.insert(userID: "replayer", receipt: "R-replay")
+                let otherApp = try await db.insert(userID: "other-app", receipt: "R-other", verified("otid-other"))
+                let farAway = try await db.insert(userID: "far-away", receipt: "R-far", verified("otid-far", expires: t0 + 200 * day))
 
                 await server.script("R-new", [.json(AppleJSON.valid(latestReceipt: "NEW-new", transactions: [T(originalTransactionID: "otid-new", expiresMs: t0 + 33 * day)], renewals: [R(originalTransactionID: "otid-new")]))])
                 await server.script("R-renew", [.json(renewal("otid-renew", expires: t0 + 60 * day))])
@@ -66,7 +66,7 @@ import Testing
                 await server.script("R-replay", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-renew", expiresMs: t0 + 60 * day)], renewals: []))])
                 await server.script("R-other", [.json(AppleJSON.valid(bundleID: "com.other.app", transactions: [T(originalTransactionID: "otid-other")], renewals: []))])
 
-                let before = (replayer: try db.contractColumns(replayer), broken: try db.contractColumns(broken), other: try db.contractColumns(otherApp), far: try db.contractColumns(farAway))
+                let before = (replayer: try await db.contractColumns(replayer), broken: try await db.contractColumns(broken), other: try await db.contractColumns(otherApp), far: try await db.contractColumns(farAway))
                 let logs = InMemoryLogHandler()
                 let report = try await poll(db, production, sandbox, concurrency: 1, logs: logs)
 
@@ -109,12 +109,12 @@ import Testing
                 refund.cancelledAt = t0 + 20 * day
                 refund.autoRenewStatus = false
                 #expect(try await db.store.subscription(id: refunded)?.state == refund)
-                #expect(try db.contractColumns(replayer) == before.replayer)
-                #expect(try db.contractColumns(broken) == before.broken)
-                #expect(try db.contractColumns(otherApp) == before.other)
-                #expect(try db.contractColumns(farAway) == before.far)
+                #expect(try await db.contractColumns(replayer) == before.replayer)
+                #expect(try await db.contractColumns(broken) == before.broken)
+                #expect(try await db.contractColumns(otherApp) == before.other)
+                #expect(try await db.contractColumns(farAway) == before.far)
                 #expect(await server.requests(for: "R-far").isEmpty)
-                #expect(try db.rawRow(otherApp)?["last_error_reason"] == "bundle_mismatch")
+                #expect(try await db.rawRow(otherApp)?["last_error_reason"] == "bundle_mismatch")
 
                 // What the web service sees at the run's clock (the view reads the real clock, so
                 // the Swift rule is applied to the stored rows at `now`).
@@ -124,8 +124,8 @@ import Testing
         }
     }
 
-    @Test func everyKindOfFailureKeepsThePreviousEntitlement() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func everyKindOfFailureKeepsThePreviousEntitlement(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 var graceState = verified("otid-0", expires: now - 2 * day)
                 graceState.gracePeriodExpiresAt = now + 3 * day
@@ -149,10 +149,10 @@ import Testing
                 for (index, (receipt, replies)) in scripts.enumerated() {
                     var state = graceState
                     state.originalTransactionID = "otid-\(index)"
-                    ids.append(try db.insert(userID: "user-\(index)", receipt: receipt, state))
+                    ids.append(try await db.insert(userID: "user-\(index)", receipt: receipt, state))
                     await server.script(receipt, replies)
                 }
-                let before = try ids.map { try db.contractColumns($0) }
+                let before = try await ids.asyncMap { try await db.contractColumns($0) }
                 let report = try await poll(db, production, sandbox, attempts: 2, concurrency: 6, timeout: .seconds(2))
                 #expect(report.selected == scripts.count)
                 #expect(report.verified == 0)
@@ -161,11 +161,11 @@ import Testing
                     .httpStatus: 2, .transport: 1, .notJSON: 1, .timeout: 1, .appleStatus: 4,
                     .unexpectedResponse: 1, .bundleMismatch: 1, .chainNotInReceipt: 1,
                 ])
-                #expect(try ids.map { try db.contractColumns($0) } == before)
+                #expect(try await ids.asyncMap { try await db.contractColumns($0) } == before)
                 for id in ids {
-                    let raw = try #require(try db.rawRow(id))
-                    #expect(raw["consecutive_failures"] == 1)
-                    #expect(raw["latest_receipt"] as String == scripts[Int(id - 1)].0)
+                    let raw = try #require(try await db.rawRow(id))
+                    #expect(raw["consecutive_failures"] == "1")
+                    #expect(raw["latest_receipt"] == scripts[Int(id - 1)].0)
                 }
                 // Each row keeps its grace period: the web service still grants access.
                 for id in ids { #expect(try await db.store.subscription(id: id)?.state.entitlement(at: now) == .gracePeriod) }
@@ -173,52 +173,52 @@ import Testing
         }
     }
 
-    @Test func dryRunCallsAppleButWritesNothing() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func dryRunCallsAppleButWritesNothing(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
-                try db.insert(userID: "owner", receipt: "R-owner", verified("otid-1"))
-                try db.insert(userID: "replayer", receipt: "R-replay")
-                try db.insert(userID: "broken", receipt: "R-broken", verified("otid-3"))
+                try await db.insert(userID: "owner", receipt: "R-owner", verified("otid-1"))
+                try await db.insert(userID: "replayer", receipt: "R-replay")
+                try await db.insert(userID: "broken", receipt: "R-broken", verified("otid-3"))
                 await server.script("R-owner", [.json(renewal("otid-1", expires: t0 + 60 * day))])
                 await server.script("R-replay", [.json(renewal("otid-1", expires: t0 + 60 * day))])
                 await server.script("R-broken", [.json(AppleJSON.status(21003))])
-                let snapshot = { try db.webService.read { d in try Row.fetchAll(d, sql: "SELECT * FROM subscriptions ORDER BY id") } }
-                let before = try snapshot()
+                let snapshot = { try await db.rows("SELECT * FROM subscriptions ORDER BY id") }
+                let before = try await snapshot()
                 let report = try await poll(db, production, sandbox, dryRun: true)
                 #expect(report.dryRun)
                 #expect(report.verified == 1)
                 #expect(report.updated == 1)
                 #expect(report.transitions == [.renewed: 1])
                 #expect(report.failedByReason == [.conflict: 1, .appleStatus: 1])
-                #expect(try snapshot() == before)
+                #expect(try await snapshot() == before)
                 #expect(await server.received.count == 3)
             }
         }
     }
 
-    @Test func sharedSecretMismatchAbortsBeforeMoreRequests() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func sharedSecretMismatchAbortsBeforeMoreRequests(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<10 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
+                    try await db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
                     await server.script("R\(index)", [.json(AppleJSON.status(21004))])
                 }
-                let before = try (1...10).map { try db.contractColumns(Int64($0)) }
+                let before = try await Array(1...10).asyncMap { try await db.contractColumns(Int64($0)) }
                 let report = try await poll(db, production, sandbox, concurrency: 1)
                 #expect(report.exitCode == .aborted)
                 #expect(report.aborted == RunAbort.sharedSecretMismatch.description)
                 #expect(await server.received.count == 1)
-                #expect(try (1...10).map { try db.contractColumns(Int64($0)) } == before)
-                #expect(try db.rawRow(1)?["consecutive_failures"] == 0)
+                #expect(try await Array(1...10).asyncMap { try await db.contractColumns(Int64($0)) } == before)
+                #expect(try await db.rawRow(1)?["consecutive_failures"] == "0")
             }
         }
     }
 
-    @Test func pagesAndConcurrencyStayBounded() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func pagesAndConcurrencyStayBounded(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<40 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
+                    try await db.insert(userID: "u\(index)", receipt: "R\(index)", verified("otid-\(index)"))
                     await server.script("R\(index)", [.delayed(.milliseconds(20), .json(renewal("otid-\(index)", expires: t0 + 60 * day)))])
                 }
                 let report = try await poll(db, production, sandbox, concurrency: 5, pageSize: 7)
@@ -240,10 +240,10 @@ import Testing
         }
     }
 
-    @Test func sandboxSubscriptionsAreRememberedAndAskedInSandboxFirst() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func sandboxSubscriptionsAreRememberedAndAskedInSandboxFirst(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
-                let id = try db.insert(userID: "reviewer", receipt: "R-sb")
+                let id = try await db.insert(userID: "reviewer", receipt: "R-sb")
                 await server.script("R-sb", environment: "production", [.json(AppleJSON.status(21007))])
                 await server.script("R-sb", environment: "sandbox", [.json(AppleJSON.valid(environment: "Sandbox", latestReceipt: nil, transactions: [T(originalTransactionID: "otid-sb")], renewals: []))])
                 let first = try await poll(db, production, sandbox)
@@ -255,12 +255,12 @@ import Testing
         }
     }
 
-    @Test func deprecationHeadersAreLoggedOncePerRun() async throws {
-        try await withTemporaryDatabase { db in
+    @Test(arguments: StoreKind.available) func deprecationHeadersAreLoggedOncePerRun(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 await server.setExtraHeaders(["Deprecation": "true", "Sunset": "Sat, 01 Jan 2028 00:00:00 GMT"])
                 for index in 0..<6 {
-                    try db.insert(userID: "u\(index)", receipt: "R\(index)")
+                    try await db.insert(userID: "u\(index)", receipt: "R\(index)")
                     await server.script("R\(index)", [.json(AppleJSON.valid(transactions: [T(originalTransactionID: "otid-\(index)")], renewals: []))])
                 }
                 let logs = InMemoryLogHandler()
@@ -274,9 +274,9 @@ import Testing
         }
     }
 
-    @Test func unreadableStoreAbortsTheRun() async throws {
-        try await withTemporaryDatabase { db in
-            try db.store.close()
+    @Test(arguments: StoreKind.available) func unreadableStoreAbortsTheRun(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            try await db.store.close()
             let report = try await poll(db, "http://127.0.0.1:9/verifyReceipt", "http://127.0.0.1:9/verifyReceipt")
             #expect(report.exitCode == .aborted)
             #expect(report.aborted?.hasPrefix("the store could not be read") == true)

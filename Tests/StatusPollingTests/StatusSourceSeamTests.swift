@@ -36,18 +36,18 @@ import Testing
             renewals: [SubscriptionRenewalInfo(originalTransactionID: otid, autoRenewProductID: "premium.monthly", autoRenewStatus: false, expirationIntent: 1)]))
     }
 
-    func run(_ db: TemporaryDatabase, _ source: ScriptedSource) async -> RunReport {
+    func run(_ db: StoreUnderTest, _ source: ScriptedSource) async -> RunReport {
         await PollRun(
             configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 1), store: db.store, source: source,
             logger: Logger(label: "test")
         ).run()
     }
 
-    @Test func aScriptedBackendDecidesThroughTheSameRulesIntoTheSameColumns() async throws {
-        try await withTemporaryDatabase { db in
-            let renewed = try db.insert(userID: "renewed", receipt: "S-renewed")
-            let refused = try db.insert(userID: "refused", receipt: "S-refused")
-            let otherApp = try db.insert(userID: "other-app", receipt: "S-other")
+    @Test(arguments: StoreKind.available) func aScriptedBackendDecidesThroughTheSameRulesIntoTheSameColumns(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let renewed = try await db.insert(userID: "renewed", receipt: "S-renewed")
+            let refused = try await db.insert(userID: "refused", receipt: "S-refused")
+            let otherApp = try await db.insert(userID: "other-app", receipt: "S-other")
             let source = ScriptedSource([
                 "S-renewed": answer("otid-s1", expires: t0 + 60 * day),
                 "S-refused": .failed(VerificationFailure(.appleStatus, "scripted status 4040010", upstreamStatus: UpstreamStatus(backend: Self.backend, code: 4_040_010))),
@@ -64,25 +64,25 @@ import Testing
             #expect(json?["failed_by_upstream_status"] as? [String: Int] == ["scripted 4040010": 1])
             #expect(report.exitCode == .someFailed)
 
-            let row = try #require(try db.rawRow(renewed))
+            let row = try #require(try await db.rawRow(renewed))
             #expect(row["original_transaction_id"] == "otid-s1")
             #expect(row["environment"] == "Sandbox")
-            #expect(row["expires_at"] == t0 + 60 * day)
-            #expect(row["auto_renew_status"] == false)
-            #expect(row["expiration_intent"] == 1)
-            #expect(row["last_apple_status"] == 200)
+            #expect(row["expires_at"] == "\(t0 + 60 * day)")
+            #expect(row["auto_renew_status"] == "0")
+            #expect(row["expiration_intent"] == "1")
+            #expect(row["last_apple_status"] == "200")
             #expect(row["latest_receipt"] == "S-renewed")
-            let failed = try #require(try db.rawRow(refused))
-            #expect(failed["original_transaction_id"] as String? == nil)
-            #expect(failed["last_apple_status"] == 4_040_010)
+            let failed = try #require(try await db.rawRow(refused))
+            #expect(failed["original_transaction_id"] == nil)
+            #expect(failed["last_apple_status"] == "4040010")
             #expect(failed["last_error_reason"] == "apple_status")
-            #expect(try db.rawRow(otherApp)?["last_error_reason"] == "bundle_mismatch")
+            #expect(try await db.rawRow(otherApp)?["last_error_reason"] == "bundle_mismatch")
         }
     }
 
-    @Test func rejectedCredentialsAbortTheRunWhateverTheBackend() async throws {
-        try await withTemporaryDatabase { db in
-            for index in 0..<5 { try db.insert(userID: "u\(index)", receipt: "S\(index)") }
+    @Test(arguments: StoreKind.available) func rejectedCredentialsAbortTheRunWhateverTheBackend(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            for index in 0..<5 { try await db.insert(userID: "u\(index)", receipt: "S\(index)") }
             let abort = RunAbort.credentialsRejected(backend: Self.backend, detail: "scripted: the key was refused (401)")
             let source = ScriptedSource(Dictionary(uniqueKeysWithValues: (0..<5).map { ("S\($0)", StatusLookup.Result.credentialsRejected(abort)) }))
             let report = await run(db, source)
@@ -90,8 +90,8 @@ import Testing
             #expect(report.exitCode == .aborted)
             #expect(report.aborted == "scripted: the key was refused (401)")
             #expect(source.asked.withLock { $0 } == [1])
-            #expect(try db.rawRow(1)?["consecutive_failures"] == 0)
-            #expect(try db.rawRow(1)?["last_attempt_at"] as Int64? == nil)
+            #expect(try await db.rawRow(1)?["consecutive_failures"] == "0")
+            #expect(try await db.rawRow(1)?["last_attempt_at"] == nil)
         }
     }
 }

@@ -137,6 +137,14 @@ public struct RowUpdatePlan: Sendable, Equatable {
         }
     }
 
+    /// The lifecycle change the plan writes (`unchanged` when the contract columns stay as they
+    /// were); nil unless it writes the contract columns. The report reads it from the trail's event.
+    public var transition: SubscriptionTransition? {
+        guard case .verified = columns else { return nil }
+        for event in events { if case .transition(let transition) = event.reason { return transition } }
+        return .unchanged
+    }
+
     /// A worker's result for a row whose lease another run took over (it expired): the other
     /// run's answer is the one written.
     private static func leasedByAnotherRun(_ row: LockedRow, result runID: Int64?) -> Bool {

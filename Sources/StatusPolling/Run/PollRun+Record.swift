@@ -1,17 +1,16 @@
 import Logging
 
 extension PollRun {
-    /// One row after the writer: what was decided and what the store did with it.
+    /// One row after the writer: what was decided, and the plan the writer applied (or would
+    /// have, in a dry run) — the one account of its fate the trail was written from.
     struct WrittenRow: Sendable {
         enum Outcome: Sendable {
-            /// The failure was recorded in the bookkeeping (or would be, in a dry run).
-            case failed(VerificationFailure)
-            /// The verified state went to the store, which answered `written`.
-            case verified(SubscriptionState, status: UpstreamStatus, written: VerifiedWriteResult)
+            case planned(RowUpdatePlan)
             /// The store could not write the row; its entitlement is untouched.
             case storeError(String)
         }
         var row: SubscriptionRow
+        var decision: RowResult.Decision
         var stats: StatusLookup.Stats
         var outcome: Outcome
     }
@@ -25,24 +24,24 @@ extension PollRun {
         if configuration.dryRun { return (await dryRunOutcomes(batch), nil) }
         let mark = configuration.runID.map { (runID: $0, through: checkpoint) }
         do {
-            let outcomes = try await store.write(ResultBatch(batch.map(storeResult), checkpoint: mark))
-            return (zip(batch, outcomes).map { written($0, $1) }, nil)
+            let plans = try await store.apply(ResultBatch(batch.map(storeResult), checkpoint: mark))
+            return (zip(batch, plans).map { written($0, .planned($1)) }, nil)
         } catch let error as StoreError {
             logger.error("the database failed; the run stops", metadata: ["rows": "\(batch.count)", "error": "\(error)"])
-            return (batch.map { storeError($0, error) }, error)
+            return (batch.map { written($0, .storeError("\(error)")) }, error)
         } catch {
-            guard batch.count > 1 else { return ([storeError(batch[0], error)], nil) }
+            guard batch.count > 1 else { return ([written(batch[0], .storeError("\(error)"))], nil) }
             logger.warning("a batch could not be written; writing its rows one by one", metadata: ["rows": "\(batch.count)", "error": "\(error)"])
         }
         var rows: [WrittenRow] = []
         for result in batch {
             do {
-                rows.append(written(result, try await store.write(ResultBatch([storeResult(result)]))[0]))
+                rows.append(written(result, .planned(try await store.apply(ResultBatch([storeResult(result)]))[0])))
             } catch {
-                rows.append(storeError(result, error))
+                rows.append(written(result, .storeError("\(error)")))
             }
         }
-        if let mark { _ = try? await store.write(ResultBatch([], checkpoint: mark)) }
+        if let mark { _ = try? await store.apply(ResultBatch([], checkpoint: mark)) }
         return (rows, nil)
     }
 
@@ -64,18 +63,8 @@ extension PollRun {
         }
     }
 
-    private func written(_ result: RowResult, _ outcome: VerifiedWriteResult?) -> WrittenRow {
-        switch result.decision {
-        case .fail(let failure):
-            return WrittenRow(row: result.row, stats: result.stats, outcome: .failed(failure))
-        case .adopt(let state, _, _, let status):
-            // The store answers for every verified result.
-            return WrittenRow(row: result.row, stats: result.stats, outcome: .verified(state, status: status, written: outcome ?? .missing))
-        }
-    }
-
-    private func storeError(_ result: RowResult, _ error: any Error) -> WrittenRow {
-        WrittenRow(row: result.row, stats: result.stats, outcome: .storeError("\(error)"))
+    private func written(_ result: RowResult, _ outcome: WrittenRow.Outcome) -> WrittenRow {
+        WrittenRow(row: result.row, decision: result.decision, stats: result.stats, outcome: outcome)
     }
 
     /// What the store would have done: the same plan, on the row as read and the chains' owners
@@ -84,22 +73,18 @@ extension PollRun {
         var rows: [WrittenRow] = []
         for result in batch {
             let planned = storeResult(result)
-            guard case .verified(let update) = planned else {
-                rows.append(written(result, nil))
-                continue
-            }
             do {
                 var owners: [String: Int64] = [:]
-                if update.state.originalTransactionID != result.row.state.originalTransactionID {
+                if case .verified(let update) = planned, update.state.originalTransactionID != result.row.state.originalTransactionID {
                     for otid in ([update.state] + update.otherChains).compactMap(\.originalTransactionID) {
                         owners[otid] = try await store.subscriptionID(owning: otid)
                     }
                 }
                 let row = result.row
                 let plan = RowUpdatePlan(planned, current: .init(userID: row.userID, latestReceipt: row.latestReceipt, state: row.state), ownerOf: { owners[$0] })
-                rows.append(written(result, plan.result))
+                rows.append(written(result, .planned(plan)))
             } catch {
-                rows.append(storeError(result, error))
+                rows.append(written(result, .storeError("\(error)")))
             }
         }
         return rows
@@ -118,39 +103,39 @@ extension PollRun {
         report.retries += written.stats.retries
         let id = written.row.id
         switch written.outcome {
-        case .failed(let failure):
-            report.countFailure(failure)
-            logger.notice("verification failed; entitlement kept", metadata: [
-                "subscription.id": "\(id)", "reason": "\(failure.reason.rawValue)", "detail": "\(failure.detail)",
-            ])
         case .storeError(let error):
             report.countFailure(VerificationFailure(.storeError, "the result could not be written: \(error)"))
             logger.error("could not write the result", metadata: ["subscription.id": "\(id)", "error": "\(error)"])
-        case .verified(let decided, let status, let result):
-            var state = decided
-            switch result {
-            case .written(let previous, let adopted, let discovered):
-                state = adopted ?? decided
+        case .planned(let plan):
+            if case .fail(let failure) = written.decision {
+                report.countFailure(failure)
+                logger.notice("verification failed; entitlement kept", metadata: [
+                    "subscription.id": "\(id)", "reason": "\(failure.reason.rawValue)", "detail": "\(failure.detail)",
+                ])
+                return
+            }
+            switch plan.result {
+            case .written(_, _, let discovered)?:
                 report.verified += 1
                 report.discovered += discovered
-                let transition = SubscriptionTransition.between(previous, state, at: configuration.nowMs)
+                let transition = plan.transition ?? .unchanged
                 report.transitions[transition, default: 0] += 1
                 if transition == .unchanged { report.unchanged += 1 } else { report.updated += 1 }
-                if transition != .unchanged {
+                if transition != .unchanged, case .verified(let state, _, _, _) = plan.columns {
                     logger.debug("subscription changed", metadata: [
                         "subscription.id": "\(id)", "transition": "\(transition.rawValue)",
                         "entitlement": "\(state.entitlement(at: configuration.nowMs).rawValue)",
                     ])
                 }
-            case .conflict(let owner):
-                report.countFailure(.conflict(chain: state.originalTransactionID ?? "", owner: owner, upstreamStatus: status))
+            case .conflict(let owner)?:
+                if case .failure(let failure) = plan.columns { report.countFailure(failure) }
                 logger.warning("receipt belongs to another subscription; nothing granted", metadata: ["subscription.id": "\(id)", "owner": "\(owner)"])
-            case .superseded, .stale:
+            case .superseded?, .stale?:
                 // Apple answered, but the web service replaced the receipt meanwhile, or another
                 // writer already recorded newer Apple data: nothing changed.
                 report.verified += 1
                 report.superseded += 1
-            case .missing:
+            case .missing?, nil:
                 report.superseded += 1
             }
         }

@@ -4,9 +4,16 @@
 public protocol SubscriptionWriter: Sendable {
     /// Writes a batch of results in one transaction, in order, and the batch's checkpoint with
     /// them: each result planned by ``RowUpdatePlan`` on the row as the transaction locked it (an
-    /// earlier result of the batch included). Returns, in order, what each verified result did
-    /// (nil for a failure).
-    func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?]
+    /// earlier result of the batch included). Returns the plans it wrote, in order: the one account
+    /// of each row's fate that the audit trail was written from and the run's report reads.
+    func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan]
     /// The row that owns `originalTransactionID`, if any: lets a dry run plan without writing.
     func subscriptionID(owning originalTransactionID: String) async throws -> Int64?
+}
+
+extension SubscriptionWriter {
+    /// ``apply(_:)``, answering only what each verified result did (nil for a failure).
+    public func write(_ batch: ResultBatch) async throws -> [VerifiedWriteResult?] {
+        try await apply(batch).map(\.result)
+    }
 }

@@ -24,6 +24,9 @@ actor ScriptedAppStore {
         case trickle(Duration)
         /// No answer at all until the test ends: a timeout test that no machine speed can pass.
         case never
+        /// Waits until the server has received this many requests in all, then replies: a round of
+        /// requests all in flight at once, whatever the machine's speed. First in a reply only.
+        case afterRequests(Int, Reply)
     }
 
     /// A request as the server saw it. The server decodes it with JSONSerialization, independently
@@ -42,6 +45,8 @@ actor ScriptedAppStore {
     private(set) var maxInFlight = 0
     /// Requests held by `.never`, released when the server stops.
     private var hanging: [CheckedContinuation<Void, Never>] = []
+    /// Requests held by `.afterRequests` until `received` has that many, or the server stops.
+    private var waiting: [(count: Int, request: CheckedContinuation<Void, Never>)] = []
     private var stopped = false
     /// Headers added to every reply (e.g. `Deprecation`).
     var extraHeaders: [String: String] = [:]
@@ -65,10 +70,17 @@ actor ScriptedAppStore {
         await withCheckedContinuation { hanging.append($0) }
     }
 
+    /// Holds an `.afterRequests` request until `count` requests have arrived.
+    fileprivate func awaitRequests(_ count: Int) async {
+        guard !stopped, received.count < count else { return }
+        await withCheckedContinuation { waiting.append((count, $0)) }
+    }
+
     fileprivate func stop() {
         stopped = true
-        for request in hanging { request.resume() }
+        for request in hanging + waiting.map(\.request) { request.resume() }
         hanging.removeAll()
+        waiting.removeAll()
     }
 
     fileprivate func nextReply(environment: String, body: ByteBuffer) -> (Reply, [String: String]) {
@@ -79,6 +91,8 @@ actor ScriptedAppStore {
         received.append(Received(
             environment: environment, receipt: receipt, password: object?["password"] as? String,
             excludeOldTransactions: object?["exclude-old-transactions"] as? Bool))
+        for waiter in waiting where waiter.count <= received.count { waiter.request.resume() }
+        waiting.removeAll { $0.count <= received.count }
         guard let receipt else { return (.json(#"{"status": 21000}"#), extraHeaders) }
         for candidate in [key(receipt, environment), key(receipt, nil)] {
             guard var replies = scripts[candidate], !replies.isEmpty else { continue }
@@ -96,7 +110,11 @@ actor ScriptedAppStore {
         for environment in ["production", "sandbox"] {
             router.post("\(environment)/verifyReceipt") { request, _ -> Response in
                 let body = try await request.body.collect(upTo: 1 << 20)
-                let (reply, headers) = await store.nextReply(environment: environment, body: body)
+                var (reply, headers) = await store.nextReply(environment: environment, body: body)
+                if case .afterRequests(let count, let then) = reply {
+                    await store.awaitRequests(count)
+                    reply = then
+                }
                 if case .never = reply {
                     await store.hang()
                     await store.finished()
@@ -126,6 +144,8 @@ actor ScriptedAppStore {
     }
 
     struct DroppedConnection: Error {}
+    /// `.afterRequests` inside another reply: only the request handler can wait for requests.
+    struct MisplacedWait: Error {}
 
     static func response(for reply: Reply, extraHeaders: [String: String]) async throws -> Response {
         var fields = HTTPFields()
@@ -158,6 +178,8 @@ actor ScriptedAppStore {
             })
         case .never:
             return Response(status: .serviceUnavailable)
+        case .afterRequests:
+            throw MisplacedWait()
         case .delayed(let delay, let then):
             try await Task.sleep(for: delay)
             return try await response(for: then, extraHeaders: extraHeaders)

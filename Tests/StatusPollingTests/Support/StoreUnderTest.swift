@@ -82,9 +82,14 @@ struct StoreUnderTest: Sendable {
 
     /// The first row of a query, every column as text (NULL: absent).
     func row(_ sql: String) async throws -> [String: String]? {
+        try await rows(sql).first
+    }
+
+    /// Every row of a query, in its order, every column as text (NULL: absent): a snapshot to compare.
+    func rows(_ sql: String) async throws -> [[String: String]] {
         if let sqlite {
             return try await sqlite.webService.read { db in
-                try Row.fetchOne(db, sql: sql).map { row in
+                try Row.fetchAll(db, sql: sql).map { row in
                     Dictionary(uniqueKeysWithValues: row.columnNames.compactMap { name -> (String, String)? in
                         switch (row[name] as DatabaseValue).storage {
                         case .null: return nil
@@ -98,11 +103,13 @@ struct StoreUnderTest: Sendable {
             }
         }
         let json = try await postgres!.webService.withConnection { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT row_to_json(q)::text FROM (\(sql)) AS q LIMIT 1"), logger: PostgresTestServer.logger)
-                .decode(String.self).collect().first
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT row_to_json(q)::text FROM (\(sql)) AS q"), logger: PostgresTestServer.logger)
+                .decode(String.self).collect()
         }
-        guard let json, let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
-        return object.compactMapValues { value in value is NSNull ? nil : (value as? String) ?? "\(value)" }
+        return try json.map { json in
+            let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+            return object.compactMapValues { value in value is NSNull ? nil : (value as? String) ?? "\(value)" }
+        }
     }
 
     /// Every column of subscription `id`.
@@ -117,6 +124,82 @@ struct StoreUnderTest: Sendable {
             "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",
         ]
         return (try await rawRow(id) ?? [:]).filter { contract.contains($0.key) }
+    }
+
+    /// Makes every update that sets `original_transaction_id` on `userID`'s rows fail with a
+    /// constraint error, as a constraint the poller does not know of would: SQLite's `RAISE(ABORT)`
+    /// is `SQLITE_CONSTRAINT`, so PostgreSQL's trigger raises `integrity_constraint_violation`.
+    func poisonUpdates(ofUser userID: String) async throws {
+        if sqlite != nil {
+            try await execute("""
+                CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions WHEN NEW.user_id = '\(userID)'
+                BEGIN SELECT RAISE(ABORT, 'poisoned row'); END
+                """)
+            return
+        }
+        try await execute("""
+            CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'poisoned row' USING ERRCODE = 'integrity_constraint_violation'; END $$
+            """)
+        try await execute("""
+            CREATE TRIGGER poison BEFORE UPDATE OF original_transaction_id ON subscriptions
+            FOR EACH ROW WHEN (NEW.user_id = '\(userID)') EXECUTE FUNCTION poison()
+            """)
+    }
+
+    /// Runs `body` while another connection holds the database's write lock, as another process's
+    /// long write would (SQLite: `BEGIN IMMEDIATE`; PostgreSQL: `subscriptions` locked in EXCLUSIVE
+    /// mode, which plain reads pass and every writer waits for). `body` gets a store of its own that
+    /// waits for the lock as long as it takes, and `release`, which lets the lock go (so does the end of `body`).
+    func withWriteLockHeld<R>(_ body: (_ store: any PollingStore, _ release: @escaping @Sendable () -> Void) async throws -> R) async throws -> R {
+        let release: @Sendable () -> Void
+        let store: any PollingStore
+        if let sqlite {
+            let blocker = try DatabaseQueue(path: sqlite.path)
+            let semaphore = DispatchSemaphore(value: 0)
+            try await withCheckedThrowingContinuation { (held: CheckedContinuation<Void, any Error>) in
+                Thread.detachNewThread {
+                    try? blocker.inDatabase { database in
+                        do { try database.execute(sql: "BEGIN IMMEDIATE") } catch { held.resume(throwing: error); return }
+                        held.resume()
+                        semaphore.wait()
+                        try database.execute(sql: "COMMIT")
+                    }
+                }
+            }
+            // A second signal is harmless.
+            release = { semaphore.signal() }
+            store = try SQLiteSubscriptionStore.open(path: sqlite.path, busyTimeout: 600)
+        } else {
+            let (released, continuation) = AsyncStream<Void>.makeStream()
+            let webService = postgres!.webService
+            try await withCheckedThrowingContinuation { (held: CheckedContinuation<Void, any Error>) in
+                Task {
+                    var locked = false
+                    do {
+                        try await webService.transaction { connection in
+                            try await connection.query("LOCK TABLE subscriptions IN EXCLUSIVE MODE", logger: PostgresTestServer.logger)
+                            locked = true
+                            held.resume()
+                            for await _ in released {}
+                        }
+                    } catch {
+                        if !locked { held.resume(throwing: error) }
+                    }
+                }
+            }
+            release = { continuation.finish() }
+            store = try await database().open()
+        }
+        defer { release() }
+        do {
+            let result = try await body(store, release)
+            try await store.close()
+            return result
+        } catch {
+            try? await store.close()
+            throw error
+        }
     }
 }
 
