@@ -84,7 +84,7 @@ extension SQLiteSubscriptionStore {
 
     private func writeBatch(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         try await pool.write { db in
-            let plans = try batch.results.map { result in try Self.apply(db, result) }
+            let plans = try batch.results.map { result in try Self.applyResult(db, result) }
             if let checkpoint = batch.checkpoint {
                 try db.cachedStatement(sql: "UPDATE poll_runs SET checkpoint_id = max(checkpoint_id, ?) WHERE id = ?")
                     .execute(arguments: [checkpoint.through, checkpoint.runID])
@@ -96,7 +96,7 @@ extension SQLiteSubscriptionStore {
     /// One result inside the batch's transaction: planned from the row as this transaction sees
     /// it (an earlier row of the batch counts, so two rows racing for a chain get one owner), then
     /// written.
-    private static func apply(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
+    private static func applyResult(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
         let current = try Row.fetchOne(
             try db.cachedStatement(sql: "SELECT user_id, latest_receipt, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
             arguments: [result.subscriptionID]
