@@ -1,0 +1,46 @@
+/// A V2 notification whose every signature and claim was checked, outer payload first, then its
+/// transaction and renewal info: what a receiver or a catch-up may apply to a row.
+public struct SignedNotification: Sendable {
+    public var notificationUUID: String
+    public var type: String
+    public var subtype: String?
+    /// When Apple signed it, ms: the instant its data was true (newer Apple data wins).
+    public var signedDateMs: Int64
+    /// Nil for a notification without `data` (a summary, a consent change): it touches no row.
+    public var environment: AppStoreEnvironment?
+    /// The subscription's status as of `signedDateMs` (1…5), when Apple sends it.
+    public var status: Int?
+    public var transaction: JWSTransactionPayload?
+    public var renewal: JWSRenewalInfoPayload?
+
+    init(notificationUUID: String, type: String, subtype: String?, signedDateMs: Int64) {
+        self.notificationUUID = notificationUUID
+        self.type = type
+        self.subtype = subtype
+        self.signedDateMs = signedDateMs
+    }
+
+    /// How the trail names it: `DID_RENEW/BILLING_RECOVERY`, or the type alone.
+    public var name: String { subtype.map { "\(type)/\($0)" } ?? type }
+
+    /// The chain it is about, which names the row it may change.
+    public var originalTransactionID: String? { transaction?.originalTransactionId }
+
+    /// Where it came from, for the trail.
+    public var provenance: Provenance { .notification(notificationUUID: notificationUUID, type: name, signedAtMs: signedDateMs) }
+
+    /// Its data as a backend's answer about the chain — the same shape as the App Store Server
+    /// API's latest transaction and renewal info — for `EntitlementDecision`; nil without a
+    /// transaction. It carries no receipt: the row keeps its own.
+    public func answer(bundleID: String) -> StatusAnswer? {
+        guard let transaction else { return nil }
+        return StatusAnswer(
+            upstreamStatus: UpstreamStatus(backend: .notification, code: status ?? 0), bundleID: bundleID, environment: environment?.rawValue,
+            transactions: [ServerAPIClient.transaction(transaction)], renewals: renewal.map { [ServerAPIClient.renewal($0)] } ?? [])
+    }
+}
+
+extension StatusBackend {
+    /// App Store Server Notifications; its code is the notification's subscription `status` (0: none sent).
+    public static let notification = StatusBackend(rawValue: "notification")
+}
