@@ -30,12 +30,12 @@ public struct SignedNotification: Sendable {
     public var provenance: Provenance { .notification(notificationUUID: notificationUUID, type: name, signedAtMs: signedDateMs) }
 
     /// Its data as a backend's answer about the chain — the same shape as the App Store Server
-    /// API's latest transaction and renewal info — for `EntitlementDecision`; nil without a
-    /// transaction. It carries no receipt: the row keeps its own.
-    public func answer(bundleID: String) -> StatusAnswer? {
+    /// API's latest transaction and renewal info, for the app its transaction names — for
+    /// `EntitlementDecision`; nil without a transaction. It carries no receipt: the row keeps its own.
+    public var answer: StatusAnswer? {
         guard let transaction else { return nil }
         return StatusAnswer(
-            upstreamStatus: UpstreamStatus(backend: .notification, code: status ?? 0), bundleID: bundleID, environment: environment?.rawValue,
+            upstreamStatus: UpstreamStatus(backend: .notification, code: status ?? 0), bundleID: transaction.bundleId, environment: environment?.rawValue,
             transactions: [ServerAPIClient.transaction(transaction)], renewals: renewal.map { [ServerAPIClient.renewal($0)] } ?? [])
     }
 }

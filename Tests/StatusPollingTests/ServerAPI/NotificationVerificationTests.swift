@@ -53,7 +53,7 @@ import X509
         #expect(notification.originalTransactionID == "1000000100")
         #expect(notification.renewal?.autoRenewProductId == "com.example.premium.yearly")
         #expect(notification.provenance == .notification(notificationUUID: "6f1c2a9e-0000-4000-8000-000000000001", type: "DID_RENEW/BILLING_RECOVERY", signedAtMs: Kit.signedDate + 5))
-        let answer = try #require(notification.answer(bundleID: Kit.bundle))
+        let answer = try #require(notification.answer)
         #expect(answer.upstreamStatus == UpstreamStatus(backend: .notification, code: 1))
         #expect(answer.latestReceipt == nil)
         let row = SubscriptionRow(id: 1, userID: "u", latestReceipt: "R", state: SubscriptionState(originalTransactionID: "1000000100", environment: "Production"))
@@ -69,7 +69,7 @@ import X509
             pki, transaction: Kit.transaction(["environment": "Sandbox"]), renewal: Kit.renewal(["environment": "Sandbox"]), changes: ["appAppleId": NSNull()])
         #expect(try await verify(Self.outer(pki, data: sandbox.merging(["environment": "Sandbox"]) { $1 }), pki: pki).environment == .sandbox)
         let summary = try await verify(Self.outer(pki, type: "RENEWAL_EXTENSION", subtype: "SUMMARY", data: nil), pki: pki)
-        #expect(summary.environment == nil && summary.transaction == nil && summary.answer(bundleID: Kit.bundle) == nil)
+        #expect(summary.environment == nil && summary.transaction == nil && summary.answer == nil)
         // A type Apple adds next year is taken, not refused.
         #expect(try await verify(Self.outer(pki, type: "SOMETHING_NEW", data: Self.data(pki)), pki: pki).type == "SOMETHING_NEW")
     }
