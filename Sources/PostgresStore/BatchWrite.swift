@@ -19,14 +19,15 @@ struct BatchWrite {
     /// (the others' leases belong to another run).
     func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64]) {
         let ids = results.map(\.subscriptionID)
-        var current: [Int64: RowUpdatePlan.LockedRow] = [:]
+        var current: [Int64: (locked: RowUpdatePlan.LockedRow, receipt: String)] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
         for (id, row) in try await rows(
             "SELECT id, user_id, latest_receipt, lease_run, apple_state_at, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
             { reader in
                 let id: Int64 = try reader.next(), userID: String = try reader.next(), receipt: String = try reader.next()
                 let leaseRun: Int64? = try reader.next(), appleStateAt: Int64? = try reader.next()
-                return (id, RowUpdatePlan.LockedRow(userID: userID, latestReceipt: receipt, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun))
+                let locked = RowUpdatePlan.LockedRow(userID: userID, holdsReceiptSent: false, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun)
+                return (id, (locked, receipt))
             }
         ) {
             current[id] = row
@@ -37,7 +38,9 @@ struct BatchWrite {
         var verifiedRows: [String] = [], failureRows: [String] = [], events: [String] = []
         for result in results {
             let id = result.subscriptionID
-            let plan = RowUpdatePlan(result, current: current[id], ownerOf: { owners[$0] })
+            var locked = current[id]?.locked
+            if case .verified(let update) = result { locked?.holdsReceiptSent = current[id]?.receipt == update.receiptSent }
+            let plan = RowUpdatePlan(result, current: locked, ownerOf: { owners[$0] })
             plans.append(plan)
             if plan.isWritten { written.append(id) }
             switch plan.columns {
@@ -47,7 +50,7 @@ struct BatchWrite {
             case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
                 verifiedRows.append(Self.verifiedJSON(id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs, appleStateAt: appleStateAtMs))
                 // Later results of the batch see this row's chain as the transaction will.
-                if let released = current[id]?.state.originalTransactionID { owners[released] = nil }
+                if let released = current[id]?.locked.state.originalTransactionID { owners[released] = nil }
                 if let chain = state.originalTransactionID { owners[chain] = id }
             }
             guard let userID = plan.userID else { continue }
@@ -65,10 +68,10 @@ struct BatchWrite {
     }
 
     /// Which rows own the chains the batch's new rows may adopt, as the transaction sees them.
-    private func owners(of results: [ResultBatch.Result], current: [Int64: RowUpdatePlan.LockedRow]) async throws -> [String: Int64] {
+    private func owners(of results: [ResultBatch.Result], current: [Int64: (locked: RowUpdatePlan.LockedRow, receipt: String)]) async throws -> [String: Int64] {
         let otids = results.flatMap { result -> [String] in
             guard case .verified(let update) = result, let chain = update.state.originalTransactionID,
-                chain != current[update.subscriptionID]?.state.originalTransactionID
+                chain != current[update.subscriptionID]?.locked.state.originalTransactionID
             else { return [] }
             return ([update.state] + update.otherChains).compactMap(\.originalTransactionID)
         }

@@ -97,10 +97,13 @@ extension SQLiteSubscriptionStore {
     /// it (an earlier row of the batch counts, so two rows racing for a chain get one owner), then
     /// written.
     private static func applyResult(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
+        // The receipt is compared in SQL: a row's receipt (kilobytes) is never read for it.
+        var receiptSent: String?
+        if case .verified(let update) = result { receiptSent = update.receiptSent }
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT user_id, latest_receipt, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
-            arguments: [result.subscriptionID]
-        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], latestReceipt: row[1], state: StateColumns.state(row, from: 3), appleStateAtMs: row[2]) }
+            try db.cachedStatement(sql: "SELECT user_id, latest_receipt IS ?, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            arguments: [receiptSent, result.subscriptionID]
+        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], holdsReceiptSent: row[1], state: StateColumns.state(row, from: 3), appleStateAtMs: row[2]) }
         let plan = try RowUpdatePlan(result, current: current) { otid in
             try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
         }

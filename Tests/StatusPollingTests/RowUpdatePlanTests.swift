@@ -23,7 +23,7 @@ import Testing
     }
 
     func row(_ current: SubscriptionState, receipt: String = "R", lease: Int64? = nil, appleStateAt: Int64? = nil) -> RowUpdatePlan.LockedRow {
-        .init(userID: "u", latestReceipt: receipt, state: current, appleStateAtMs: appleStateAt, leaseRun: lease)
+        .init(userID: "u", holdsReceiptSent: receipt == "R", state: current, appleStateAtMs: appleStateAt, leaseRun: lease)
     }
 
     /// Newer Apple data wins: an answer whose data is older than the row's changes nothing and

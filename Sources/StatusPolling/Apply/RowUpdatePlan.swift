@@ -10,16 +10,19 @@ public struct RowUpdatePlan: Sendable, Equatable {
     /// The row as the writer found it, locked for its transaction.
     public struct LockedRow: Sendable, Equatable {
         public var userID: String
-        public var latestReceipt: String
+        /// Whether `latest_receipt` is still the receipt a verified result was asked with (false:
+        /// the web service replaced it meanwhile). A store compares it where the receipt is, so a
+        /// receipt of kilobytes need not be read for it.
+        public var holdsReceiptSent: Bool
         public var state: SubscriptionState
         /// When the Apple data the row holds was true (`apple_state_at`); nil before it was kept.
         public var appleStateAtMs: Int64?
         /// The run holding the row's lease, on a store shared by workers; nil when none.
         public var leaseRun: Int64?
 
-        public init(userID: String, latestReceipt: String, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil) {
+        public init(userID: String, holdsReceiptSent: Bool, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil) {
             self.userID = userID
-            self.latestReceipt = latestReceipt
+            self.holdsReceiptSent = holdsReceiptSent
             self.state = state
             self.appleStateAtMs = appleStateAtMs
             self.leaseRun = leaseRun
@@ -103,7 +106,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 return
             }
             isWritten = true
-            guard current.latestReceipt == update.receiptSent else {
+            guard current.holdsReceiptSent else {
                 self.result = .superseded
                 return
             }

@@ -81,7 +81,7 @@ extension PollRun {
                     }
                 }
                 let row = result.row
-                let plan = RowUpdatePlan(planned, current: .init(userID: row.userID, latestReceipt: row.latestReceipt, state: row.state), ownerOf: { owners[$0] })
+                let plan = RowUpdatePlan(planned, current: .init(userID: row.userID, holdsReceiptSent: true, state: row.state), ownerOf: { owners[$0] })
                 rows.append(written(result, .planned(plan)))
             } catch {
                 rows.append(written(result, .storeError("\(error)")))
