@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PollingDemo", targets: ["PollingDemo"]),
+        .library(name: "ReceiverServer", targets: ["ReceiverServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -86,6 +87,22 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The App Store Server Notifications receiver over HTTP (Hummingbird): the library's
+        // `NotificationReceiver` behind Apple's POST, `/healthz` and `/metrics`.
+        .target(
+            name: "ReceiverServer",
+            dependencies: [
+                "StatusPolling",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The demo: the poller, night after night, against the simulator, checked against its truth.
         .target(
             name: "PollingDemo",
@@ -104,6 +121,7 @@ let package = Package(
                 "PostgresStore",
                 "AppStoreSimulator",
                 "PollingDemo",
+                "ReceiverServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -120,6 +138,7 @@ let package = Package(
                 "PostgresStore",
                 "AppStoreSimulator",
                 "PollingDemo",
+                "ReceiverServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -39,7 +39,7 @@ struct BatchWrite {
         for result in results {
             let id = result.subscriptionID
             var locked = current[id]?.locked
-            if case .verified(let update) = result { locked?.holdsReceiptSent = current[id]?.receipt == update.receiptSent }
+            if case .verified(let update) = result { locked?.holdsReceiptSent = update.receiptSent.map { current[id]?.receipt == $0 } ?? true }
             let plan = RowUpdatePlan(result, current: locked, ownerOf: { owners[$0] })
             plans.append(plan)
             if plan.isWritten { written.append(id) }
@@ -48,7 +48,9 @@ struct BatchWrite {
             case .failure(let failure):
                 failureRows.append(Self.failureJSON(id: id, failure: failure, at: plan.atMs))
             case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
-                verifiedRows.append(Self.verifiedJSON(id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs, appleStateAt: appleStateAtMs))
+                verifiedRows.append(Self.verifiedJSON(
+                    id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs, appleStateAt: appleStateAtMs,
+                    keepsUpload: plan.keepsUploadedReceiptDue))
                 // Later results of the batch see this row's chain as the transaction will.
                 if let released = current[id]?.locked.state.originalTransactionID { owners[released] = nil }
                 if let chain = state.originalTransactionID { owners[chain] = id }
@@ -92,14 +94,16 @@ struct BatchWrite {
                 auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
                 latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt), apple_state_at = v.apple_state_at,
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
-                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0,
+                last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
+                receipt_uploaded = CASE WHEN v.keeps_upload THEN s.receipt_uploaded ELSE 0 END,
                 lease_owner = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_owner END,
                 lease_expires_at = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_expires_at END,
                 lease_run = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_run END
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
                 id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
                 grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
-                expiration_intent integer, cancelled_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text)
+                expiration_intent integer, cancelled_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
+                keeps_upload boolean)
             WHERE s.id = v.id
             """, logger: logger)
     }
@@ -158,7 +162,9 @@ struct BatchWrite {
         try await PostgresSubscriptionStore.rows(connection.query(query, logger: logger), body)
     }
 
-    static func verifiedJSON(id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64, appleStateAt: Int64) -> String {
+    static func verifiedJSON(
+        id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64, appleStateAt: Int64, keepsUpload: Bool
+    ) -> String {
         """
         {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
         "environment":\(JSONText.quoted(s.environment)),"expires_at":\(JSONText.number(s.expiresAt)),\
@@ -166,7 +172,7 @@ struct BatchWrite {
         "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
         "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
         "latest_receipt":\(JSONText.quoted(latestReceipt)),"apple_state_at":\(appleStateAt),"at":\(ms),"apple_status":\(status.code),\
-        "backend":\(JSONText.quoted(status.backend.rawValue))}
+        "backend":\(JSONText.quoted(status.backend.rawValue)),"keeps_upload":\(keepsUpload)}
         """
     }
 

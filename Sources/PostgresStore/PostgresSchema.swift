@@ -200,5 +200,36 @@ enum PostgresSchema {
             "ALTER TABLE subscription_events ADD COLUMN notification_id TEXT",
             "CREATE INDEX subscription_events_at ON subscription_events(at)",
         ]),
+        Migration(identifier: "v7: App Store Server Notifications", statements: [
+            // Every notification the receiver (or a catch-up) accepted, with what it did, written
+            // in the transaction of the row changes it caused: Apple hears 200 only after that
+            // commit, and a retry of the same id changes nothing. `app_account_token` (written by
+            // the web service: the UUID the app passed at purchase) links a notification to a
+            // row before the app uploaded a receipt; an unmatched one keeps its signed payload
+            // so a row enrolled later with its token can still adopt it.
+            "ALTER TABLE subscriptions ADD COLUMN app_account_token TEXT",
+            "CREATE INDEX subscriptions_app_account_token ON subscriptions(app_account_token) WHERE app_account_token IS NOT NULL",
+            """
+            CREATE TABLE app_store_notifications (
+                notification_id TEXT PRIMARY KEY,
+                version INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                subtype TEXT,
+                signed_at BIGINT,
+                apple_state_at BIGINT NOT NULL,
+                original_transaction_id TEXT,
+                app_account_token TEXT,
+                environment TEXT,
+                source TEXT NOT NULL,
+                received_at BIGINT NOT NULL,
+                outcome TEXT NOT NULL,
+                subscription_id BIGINT,
+                signed_payload TEXT
+            )
+            """,
+            "CREATE INDEX app_store_notifications_received ON app_store_notifications(received_at)",
+            "CREATE INDEX app_store_notifications_subscription ON app_store_notifications(subscription_id, received_at)",
+            "CREATE INDEX app_store_notifications_unmatched ON app_store_notifications(app_account_token) WHERE outcome = 'unmatched'",
+        ]),
     ]
 }

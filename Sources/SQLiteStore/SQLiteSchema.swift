@@ -184,6 +184,37 @@ enum SQLiteSchema {
                 CREATE INDEX subscription_events_at ON subscription_events(at);
                 """)
         }
+        migrator.registerMigration("v8: App Store Server Notifications") { db in
+            // Every notification the receiver (or a catch-up) accepted, with what it did, written
+            // in the transaction of the row changes it caused: Apple hears 200 only after that
+            // commit, and a retry of the same id changes nothing. `app_account_token` (written by
+            // the web service: the UUID the app passed at purchase) links a notification to a
+            // row before the app uploaded a receipt; an unmatched one keeps its signed payload
+            // so a row enrolled later with its token can still adopt it.
+            try db.execute(sql: """
+                ALTER TABLE subscriptions ADD COLUMN app_account_token TEXT;
+                CREATE INDEX subscriptions_app_account_token ON subscriptions(app_account_token) WHERE app_account_token IS NOT NULL;
+                CREATE TABLE app_store_notifications (
+                    notification_id TEXT PRIMARY KEY,   -- notificationUUID; V1: 'v1:' + SHA-256 of the body
+                    version INTEGER NOT NULL,           -- 1 or 2
+                    type TEXT NOT NULL,
+                    subtype TEXT,
+                    signed_at INTEGER,                  -- V2 signedDate, ms
+                    apple_state_at INTEGER NOT NULL,    -- when its data was true, ms
+                    original_transaction_id TEXT,
+                    app_account_token TEXT,
+                    environment TEXT,
+                    source TEXT NOT NULL,               -- push | history
+                    received_at INTEGER NOT NULL,
+                    outcome TEXT NOT NULL,              -- applied | unchanged | stale | unmatched | other_environment | conflict | ignored
+                    subscription_id INTEGER,            -- the row it concerned
+                    signed_payload TEXT                 -- kept while unmatched only
+                );
+                CREATE INDEX app_store_notifications_received ON app_store_notifications(received_at);
+                CREATE INDEX app_store_notifications_subscription ON app_store_notifications(subscription_id, received_at);
+                CREATE INDEX app_store_notifications_unmatched ON app_store_notifications(app_account_token) WHERE outcome = 'unmatched';
+                """)
+        }
         return migrator
     }
 }

@@ -96,13 +96,13 @@ extension SQLiteSubscriptionStore {
     /// One result inside the batch's transaction: planned from the row as this transaction sees
     /// it (an earlier row of the batch counts, so two rows racing for a chain get one owner), then
     /// written.
-    private static func applyResult(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
+    static func applyResult(_ db: Database, _ result: ResultBatch.Result) throws -> RowUpdatePlan {
         // The receipt is compared in SQL: a row's receipt (kilobytes) is never read for it.
         var receiptSent: String?
         if case .verified(let update) = result { receiptSent = update.receiptSent }
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT user_id, latest_receipt IS ?, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
-            arguments: [receiptSent, result.subscriptionID]
+            try db.cachedStatement(sql: "SELECT user_id, ? IS NULL OR latest_receipt IS ?, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            arguments: [receiptSent, receiptSent, result.subscriptionID]
         ).map { row in RowUpdatePlan.LockedRow(userID: row[0], holdsReceiptSent: row[1], state: StateColumns.state(row, from: 3), appleStateAtMs: row[2]) }
         let plan = try RowUpdatePlan(result, current: current) { otid in
             try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
@@ -125,14 +125,14 @@ extension SQLiteSubscriptionStore {
                     auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
                     latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
                     last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
-                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = 0
+                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = receipt_uploaded * ?
                 WHERE id = ?
                 """).execute(arguments: [
                     state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                     state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                     state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
                     latestReceipt, appleStateAtMs,
-                    plan.atMs, plan.atMs, status.code, status.backend.rawValue,
+                    plan.atMs, plan.atMs, status.code, status.backend.rawValue, plan.keepsUploadedReceiptDue ? 1 : 0,
                     plan.subscriptionID,
                 ])
         }

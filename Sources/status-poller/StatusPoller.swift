@@ -11,7 +11,9 @@ struct StatusPoller: AsyncParsableCommand {
         commandName: "status-poller",
         abstract: "Keeps App Store auto-renewable subscriptions current by replaying stored receipts against verifyReceipt.",
         discussion: RunExitCode.helpTable,
-        subcommands: [Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Show.self, Enroll.self, DemoCommand.self, Simulate.self])
+        subcommands: [
+            Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Show.self, Enroll.self, Notifications.self, DemoCommand.self, Simulate.self,
+        ])
 
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),
     /// as the README and `--help` document.

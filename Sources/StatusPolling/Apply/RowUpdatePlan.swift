@@ -69,6 +69,9 @@ public struct RowUpdatePlan: Sendable, Equatable {
     public var discoveredReceipt: String?
     /// What the writer answers for a verified result (nil for a failure).
     public var result: VerifiedWriteResult?
+    /// Data no receipt was sent for (a notification) leaves a receipt the web service uploaded
+    /// due: only a poll verifies that receipt, which may hold another chain.
+    public var keepsUploadedReceiptDue: Bool
     /// Whether the result counts as written for the run's work (PostgreSQL marks the row done and
     /// releases its lease): false when the row is gone or another run holds its lease.
     public var isWritten: Bool
@@ -85,6 +88,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
         events = []
         discovered = []
         isWritten = false
+        keepsUploadedReceiptDue = false
         switch result {
         case .failed(let failed):
             atMs = failed.attemptedAtMs
@@ -97,6 +101,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
             atMs = update.verifiedAtMs
             upstreamStatus = update.upstreamStatus
             appleStateAtMs = update.appleStateAtMs
+            keepsUploadedReceiptDue = update.receiptSent == nil
             guard let current else {
                 self.result = .missing
                 return

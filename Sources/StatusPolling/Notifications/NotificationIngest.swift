@@ -1,8 +1,8 @@
-/// Turns a verified notification into a result for the row that owns its chain: the same
-/// decision as a poll (`EntitlementDecision` on the notification's transaction and renewal info),
-/// with the notification as the result's provenance and its `signedDate` as the instant its data
-/// was true, so `RowUpdatePlan` lets it win over older data and lose to newer. It keeps the row's
-/// receipt. The result goes through any `SubscriptionWriter`, with no run and no checkpoint.
+/// What a received notification does to the row it concerns: the same decision as a poll
+/// (`EntitlementDecision` on its data), with the notification as provenance and the instant its
+/// data was true, so `RowUpdatePlan` lets it win over older data and lose to newer. No receipt
+/// was sent for it: the row keeps its own (V1's `latest_receipt` replaces it). Pure: a store calls
+/// it inside the transaction that records the notification.
 public struct NotificationIngest: Sendable {
     public var bundleID: String
 
@@ -10,15 +10,35 @@ public struct NotificationIngest: Sendable {
         self.bundleID = bundleID
     }
 
-    /// What the notification does to `row` (the row owning its chain), received at `nowMs`; nil
-    /// when it concerns no subscription of the row (no transaction, another chain, another app),
-    /// which leaves the row's bookkeeping alone: a notification is not a failed verification.
-    public func result(for notification: SignedNotification, row: SubscriptionRow, nowMs: Int64) -> ResultBatch.Result? {
-        guard let answer = notification.answer, row.state.originalTransactionID == notification.originalTransactionID,
-            case .adopt(let state, _, _) = EntitlementDecision.decide(answer: answer, row: row, bundleID: bundleID, nowMs: nowMs)
-        else { return nil }
-        return .verified(VerifiedUpdate(
-            subscriptionID: row.id, provenance: notification.provenance, receiptSent: row.latestReceipt, state: state, latestReceipt: nil,
-            upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, appleStateAtMs: notification.signedDateMs))
+    /// What applying a notification to a row comes to.
+    public enum Effect: Sendable, Equatable {
+        /// Write this result through the row update plan.
+        case write(ResultBatch.Result)
+        /// Nothing to write; this is the notification's outcome.
+        case settled(NotificationOutcome)
+    }
+
+    /// The effect of `notification` on `row`, the row owning its chain (or, owning none, the row
+    /// its `appAccountToken` names), received at `nowMs`.
+    public func effect(of notification: ReceivedNotification, on row: SubscriptionRow, nowMs: Int64) -> Effect {
+        if let environment = notification.environment, let rowEnvironment = row.state.environment, rowEnvironment != environment.rawValue {
+            return .settled(.otherEnvironment)
+        }
+        guard let answer = notification.answer, row.state.originalTransactionID == nil || row.state.originalTransactionID == notification.originalTransactionID,
+            case .adopt(let state, let latestReceipt, let otherChains) = EntitlementDecision.decide(answer: answer, row: row, bundleID: bundleID, nowMs: nowMs)
+        else { return .settled(.ignored) }
+        return .write(.verified(VerifiedUpdate(
+            subscriptionID: row.id, provenance: notification.provenance, receiptSent: nil, state: state, otherChains: otherChains,
+            latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, appleStateAtMs: notification.appleStateAtMs)))
+    }
+
+    /// The outcome a written plan comes to.
+    public static func outcome(of plan: RowUpdatePlan) -> NotificationOutcome {
+        switch plan.result {
+        case .written?: return plan.transition == .unchanged ? .unchanged : .applied
+        case .stale?: return .stale
+        case .conflict?: return .conflict
+        case .superseded?, .missing?, nil: return .unmatched
+        }
     }
 }

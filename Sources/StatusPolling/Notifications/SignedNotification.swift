@@ -26,9 +26,6 @@ public struct SignedNotification: Sendable {
     /// The chain it is about, which names the row it may change.
     public var originalTransactionID: String? { transaction?.originalTransactionId }
 
-    /// Where it came from, for the trail.
-    public var provenance: Provenance { .notification(notificationUUID: notificationUUID, type: name, signedAtMs: signedDateMs) }
-
     /// Its data as a backend's answer about the chain — the same shape as the App Store Server
     /// API's latest transaction and renewal info, for the app its transaction names — for
     /// `EntitlementDecision`; nil without a transaction. It carries no receipt: the row keeps its own.

@@ -6,7 +6,9 @@ public struct VerifiedUpdate: Sendable, Equatable {
     /// The run that brought the answer, if a run did.
     public var runID: Int64? { provenance.runID }
     /// The receipt that was sent: the write is skipped when the web service replaced it meanwhile.
-    public var receiptSent: String
+    /// Nil for data no receipt was sent for (a notification): it applies whatever the row holds,
+    /// and leaves a receipt the web service uploaded due for the next poll.
+    public var receiptSent: String?
     public var state: SubscriptionState
     /// For a row that owned no chain: the receipt's other chains, in order of preference. The
     /// store adopts the first of `state` and these that no other row owns, and enrols the other
@@ -23,7 +25,7 @@ public struct VerifiedUpdate: Sendable, Equatable {
 
     /// `provenance` defaults to a poll by `runID`; `appleStateAtMs` to `verifiedAtMs`.
     public init(
-        subscriptionID: Int64, runID: Int64? = nil, provenance: Provenance? = nil, receiptSent: String, state: SubscriptionState,
+        subscriptionID: Int64, runID: Int64? = nil, provenance: Provenance? = nil, receiptSent: String?, state: SubscriptionState,
         otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64, appleStateAtMs: Int64? = nil
     ) {
         self.subscriptionID = subscriptionID

@@ -69,6 +69,9 @@ struct StoreUnderTest: Sendable {
         }
     }
 
+    /// The SQLite file, for a second store of other settings on it; nil for PostgreSQL.
+    var sqlitePath: String? { sqlite?.path }
+
     /// Runs a statement as the web service.
     func execute(_ sql: String) async throws {
         if let sqlite {

@@ -23,4 +23,7 @@ public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPaylo
     public var environment: String?
     /// `signedDate`: when Apple signed it.
     public var signedDate: Int64?
+    /// `appAccountToken`: the UUID the app passed at purchase, which links a purchase to a user
+    /// before the app uploads a receipt.
+    public var appAccountToken: String?
 }

@@ -52,7 +52,7 @@ import X509
         #expect(notification.status == 1)
         #expect(notification.originalTransactionID == "1000000100")
         #expect(notification.renewal?.autoRenewProductId == "com.example.premium.yearly")
-        #expect(notification.provenance == .notification(notificationUUID: "6f1c2a9e-0000-4000-8000-000000000001", type: "DID_RENEW/BILLING_RECOVERY", signedAtMs: Kit.signedDate + 5))
+        #expect(ReceivedNotification(notification, signedPayload: "", source: .push, receivedAtMs: 0).provenance == .notification(notificationUUID: "6f1c2a9e-0000-4000-8000-000000000001", type: "DID_RENEW/BILLING_RECOVERY", signedAtMs: Kit.signedDate + 5))
         let answer = try #require(notification.answer)
         #expect(answer.upstreamStatus == UpstreamStatus(backend: .notification, code: 1))
         #expect(answer.latestReceipt == nil)

@@ -1,0 +1,14 @@
+/// What the notification receiver and the catch-up need from a database: record notifications
+/// and apply them, in one transaction with the row changes and audit rows they cause, so Apple
+/// hears 200 only for what is durable; and read them back for support.
+public protocol NotificationInbox: Sendable {
+    /// Records each notification in `app_store_notifications` and applies it to the row owning
+    /// its chain — or, when none does, to the row without a chain whose `app_account_token` is the
+    /// notification's — in order, all in one transaction. A notification recorded before is a
+    /// `duplicate` and changes nothing, unless it was `unmatched`: that one is tried again.
+    /// Returns each one's outcome, in order. Throws ``StoreError`` when nothing could be written.
+    func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome]
+
+    /// The recorded notifications `query` asks for, newest first.
+    func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]
+}
