@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications] [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -26,7 +26,10 @@
 # 40,000 due among 1,000,000 rows, 1 worker then 4 workers (c = 16 each, L = 50 ms; throughput of
 # the whole night and the speed-up), with the web service's reads of `entitlements` beside them
 # (pgbench as the webservice role: p50, p99, max, errors); skipped by --quick unless --cases names
-# it, and then 10,000 due among 100,000 rows (Scripts/bench/postgres.sh).
+# it, and then 10,000 due among 100,000 rows (Scripts/bench/postgres.sh). `notifications` is
+# `status-poller notifications serve` taking 20,000 V2 notifications (--quick 5,000) from a Go sender
+# with 64 connections, each signature verified and each answer sent after its commit, on SQLite
+# then PostgreSQL: rate, p50/p99 latency, the receiver's CPU (Scripts/bench/notifications.sh).
 # Pollers: status-poller; python (InAppPy script); go (Go script, one transaction per answer);
 # go64 (the Go script committing every 64 answers: by default in c64-L50 and c256-L50 of a full
 # run only; everywhere when --only names it).
@@ -53,7 +56,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -64,7 +67,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed,notifications"
   [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -73,7 +76,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -279,6 +282,7 @@ source "$root/Scripts/bench/server-api.sh"
 source "$root/Scripts/bench/postgres.sh"
 source "$root/Scripts/bench/faults.sh"
 source "$root/Scripts/bench/lapsed.sh"
+source "$root/Scripts/bench/notifications.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -347,6 +351,7 @@ for case in ${cases//,/ }; do
     server-api) [[ " ${pollers[*]} " == *" status-poller "* ]] && server_api_case $([ "$quick" -eq 1 ] && echo 500 || echo 1500) ;;
     faults) [[ " ${pollers[*]} " == *" status-poller "* ]] && faults_case $([ "$quick" -eq 1 ] && echo 3200 || echo 12800) ;;
     lapsed) [[ " ${pollers[*]} " == *" status-poller "* ]] && lapsed_case ;;
+    notifications) [[ " ${pollers[*]} " == *" status-poller "* ]] && notifications_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
@@ -357,6 +362,7 @@ print_table c8-L50 c64-L50 c256-L200 c256-L50 scale-100k scale-1m
 print_server_api_table 50
 print_faults_table
 print_lapsed_table
+print_notifications_table
 print_postgres_table "$results/$stamp-postgres.csv"
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"

@@ -49,4 +49,15 @@ if [ ! -x "$peer_bin" ] || [ "$peer_src" -nt "$peer_bin" ]; then
     GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOCACHE="$root/.bench/gocache" GOFLAGS= \
       go build -o "$peer_bin" .)
 fi
+# The notifications sender, built the same way.
+load_src="$root/Scripts/bench/notify_load/main.go"
+load_bin="$root/.bench/notify-load"
+if [ ! -x "$load_bin" ] || [ "$load_src" -nt "$load_bin" ]; then
+  say "building the notifications sender into $load_bin"
+  gopath="$root/.bench/gopath"
+  mkdir -p "$gopath" "$root/.bench/gocache"
+  (cd "$root/Scripts/bench/notify_load" &&
+    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOCACHE="$root/.bench/gocache" GOFLAGS= \
+      go build -o "$load_bin" .)
+fi
 say "bench dependencies ready"

@@ -3,70 +3,114 @@ import PostgresNIO
 import StatusPolling
 
 extension PostgresSubscriptionStore {
+    /// The batch in a handful of statements whatever its size, as ``BatchWrite`` writes a run's:
+    /// every notification claimed by one insert (a receiver taking the same id at once waits on the
+    /// claim, then finds it a duplicate), the rows owning their chains read and locked by one
+    /// select, the results written by ``BatchWrite`` in rounds in which a row appears once (a
+    /// later notification of the same row is planned on what the earlier one wrote), and every
+    /// outcome recorded by one update.
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
         return try await transaction { connection, logger in
-            var outcomes: [NotificationOutcome] = []
-            for notification in notifications {
-                outcomes.append(try await Self.receive(notification, ingest: ingest, nowMs: nowMs, connection: connection, logger: logger))
+            var outcomes = [NotificationOutcome?](repeating: nil, count: notifications.count)
+            var seen: Set<String> = []
+            for (index, n) in notifications.enumerated() where !seen.insert(n.id).inserted { outcomes[index] = .duplicate }
+            let claimed = try await Self.claim(notifications.indices.filter { outcomes[$0] == nil }.map { notifications[$0] }, connection: connection, logger: logger)
+            for index in notifications.indices where outcomes[index] == nil && !claimed.contains(notifications[index].id) { outcomes[index] = .duplicate }
+
+            let fresh = notifications.indices.filter { outcomes[$0] == nil }
+            let chains = Array(Set(fresh.compactMap { notifications[$0].originalTransactionID }))
+            var owners: [String: SubscriptionRow] = [:]
+            for row in try await Self.rows(connection.query(
+                "SELECT \(unescaped: RowReader.subscriptionColumns) FROM subscriptions WHERE original_transaction_id = ANY(\(chains)) ORDER BY id FOR UPDATE",
+                logger: logger), { reader in try reader.subscription() })
+            {
+                if let chain = row.state.originalTransactionID { owners[chain] = row }
             }
-            return outcomes
+            var rowIDs = [Int64?](repeating: nil, count: notifications.count)
+            var pending: [(index: Int, result: ResultBatch.Result)] = []
+            for index in fresh {
+                let n = notifications[index]
+                var row = n.originalTransactionID.flatMap { owners[$0] }
+                if row == nil, let token = n.appAccountToken, n.answer != nil {
+                    row = try await Self.row(withToken: token, connection: connection, logger: logger)
+                    // A later notification of the chain in this batch goes to the same row.
+                    if let chain = n.originalTransactionID { owners[chain] = row }
+                }
+                guard let row else {
+                    outcomes[index] = n.answer == nil ? .ignored : .unmatched
+                    continue
+                }
+                rowIDs[index] = row.id
+                switch ingest.effect(of: n, on: row, nowMs: nowMs) {
+                case .settled(let outcome): outcomes[index] = outcome
+                case .write(let result): pending.append((index, result))
+                }
+            }
+            while !pending.isEmpty {
+                var round: [(index: Int, result: ResultBatch.Result)] = []
+                var inRound: Set<Int64> = []
+                var later: [(index: Int, result: ResultBatch.Result)] = []
+                for entry in pending {
+                    if inRound.insert(entry.result.subscriptionID).inserted, later.allSatisfy({ $0.result.subscriptionID != entry.result.subscriptionID }) {
+                        round.append(entry)
+                    } else {
+                        later.append(entry)
+                    }
+                }
+                let (plans, _) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write(round.map(\.result))
+                for (entry, plan) in zip(round, plans) { outcomes[entry.index] = NotificationIngest.outcome(of: plan) }
+                pending = later
+            }
+            let recorded = fresh.map { index in
+                let n = notifications[index], outcome = outcomes[index]!
+                return """
+                    {"id":\(JSONText.quoted(n.id)),"outcome":\(JSONText.quoted(outcome.rawValue)),"subscription_id":\(JSONText.number(rowIDs[index])),\
+                    "signed_payload":\(JSONText.quoted(outcome == .unmatched ? n.signedPayload : nil))}
+                    """
+            }
+            if !recorded.isEmpty {
+                try await connection.query("""
+                    UPDATE app_store_notifications AS n SET outcome = v.outcome, subscription_id = v.subscription_id, signed_payload = v.signed_payload
+                    FROM jsonb_to_recordset(\("[" + recorded.joined(separator: ",") + "]")::jsonb) AS v(id text, outcome text, subscription_id bigint, signed_payload text)
+                    WHERE n.notification_id = v.id
+                    """, logger: logger)
+            }
+            return outcomes.map { $0! }
         }
     }
 
-    /// One notification inside the batch's transaction: claimed by its id first (a receiver taking
-    /// the same id at once waits on the claim, then finds it a duplicate), then applied to its row
-    /// through the row update plan, then its outcome recorded.
-    private static func receive(
-        _ n: ReceivedNotification, ingest: NotificationIngest, nowMs: Int64, connection: PostgresConnection, logger: Logger
-    ) async throws -> NotificationOutcome {
+    /// Inserts the notifications as `unmatched` (their outcome follows in the same transaction);
+    /// one recorded before and still unmatched is taken again. Returns the ids claimed.
+    private static func claim(_ notifications: [ReceivedNotification], connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
+        guard !notifications.isEmpty else { return [] }
+        let json = notifications.map { n in
+            """
+            {"id":\(JSONText.quoted(n.id)),"version":\(n.version),"type":\(JSONText.quoted(n.type)),"subtype":\(JSONText.quoted(n.subtype)),\
+            "signed_at":\(JSONText.number(n.signedAtMs)),"apple_state_at":\(n.appleStateAtMs),"chain":\(JSONText.quoted(n.originalTransactionID)),\
+            "token":\(JSONText.quoted(n.appAccountToken)),"environment":\(JSONText.quoted(n.environment?.rawValue)),\
+            "source":\(JSONText.quoted(n.source.rawValue)),"received_at":\(n.receivedAtMs)}
+            """
+        }
         let claimed = try await connection.query("""
             INSERT INTO app_store_notifications (
                 notification_id, version, type, subtype, signed_at, apple_state_at, original_transaction_id, app_account_token,
                 environment, source, received_at, outcome)
-            VALUES (\(n.id), \(n.version), \(n.type), \(n.subtype), \(n.signedAtMs), \(n.appleStateAtMs), \(n.originalTransactionID),
-                \(n.appAccountToken), \(n.environment?.rawValue), \(n.source.rawValue), \(n.receivedAtMs), 'unmatched')
+            SELECT v.id, v.version, v.type, v.subtype, v.signed_at, v.apple_state_at, v.chain, v.token, v.environment, v.source, v.received_at, 'unmatched'
+            FROM jsonb_to_recordset(\("[" + json.joined(separator: ",") + "]")::jsonb) AS v(
+                id text, version integer, type text, subtype text, signed_at bigint, apple_state_at bigint, chain text, token text,
+                environment text, source text, received_at bigint)
             ON CONFLICT (notification_id) DO UPDATE SET source = EXCLUDED.source, received_at = EXCLUDED.received_at
                 WHERE app_store_notifications.outcome = 'unmatched'
             RETURNING notification_id
             """, logger: logger).decode(String.self).collect()
-        guard !claimed.isEmpty else { return .duplicate }
-        var outcome = NotificationOutcome.unmatched
-        let row = try await row(for: n, connection: connection, logger: logger)
-        if let row {
-            switch ingest.effect(of: n, on: row, nowMs: nowMs) {
-            case .settled(let settled):
-                outcome = settled
-            case .write(let result):
-                let (plans, _) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write([result])
-                outcome = NotificationIngest.outcome(of: plans[0])
-            }
-        } else if n.answer == nil {
-            outcome = .ignored
-        }
-        try await connection.query("""
-            UPDATE app_store_notifications SET outcome = \(outcome.rawValue), subscription_id = \(row?.id),
-                signed_payload = \(outcome == .unmatched ? n.signedPayload : nil)
-            WHERE notification_id = \(n.id)
-            """, logger: logger)
-        return outcome
+        return Set(claimed)
     }
 
-    /// The row owning the notification's chain; owning none, the first row without a chain whose
-    /// `app_account_token` is the notification's. Locked for the transaction.
-    private static func row(for n: ReceivedNotification, connection: PostgresConnection, logger: Logger) async throws -> SubscriptionRow? {
-        let columns = RowReader.subscriptionColumns
-        if let chain = n.originalTransactionID,
-            let owner = try await rows(connection.query(
-                "SELECT \(unescaped: columns) FROM subscriptions WHERE original_transaction_id = \(chain) FOR UPDATE", logger: logger),
-                { reader in try reader.subscription() }
-            ).first
-        {
-            return owner
-        }
-        guard let token = n.appAccountToken, n.answer != nil else { return nil }
-        return try await rows(connection.query("""
-            SELECT \(unescaped: columns) FROM subscriptions
+    /// The first row without a chain whose `app_account_token` is `token`, locked.
+    private static func row(withToken token: String, connection: PostgresConnection, logger: Logger) async throws -> SubscriptionRow? {
+        try await rows(connection.query("""
+            SELECT \(unescaped: RowReader.subscriptionColumns) FROM subscriptions
             WHERE app_account_token = \(token) AND original_transaction_id IS NULL ORDER BY id LIMIT 1 FOR UPDATE
             """, logger: logger), { reader in try reader.subscription() }
         ).first

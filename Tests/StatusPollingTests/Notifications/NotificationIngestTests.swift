@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.available) func notificationsOfOneRowInOneBatchAreAppliedInOrder(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let pki = try TestPKI()
+            let id = try await db.insert(userID: "u", receipt: "R", Self.monthly)
+            let first = try await Self.received(pki, uuid: "n-1", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let second = try await Self.received(pki, uuid: "n-2", signedAt: Kit.signedDate + 1_000, expires: 1_794_200_000_000)
+            let older = try await Self.received(pki, uuid: "n-0", signedAt: Kit.signedDate - 1_000, expires: 1_789_500_000_000)
+            #expect(try await db.store.receive([first, second, older, second], ingest: Self.ingest, nowMs: Kit.signedDate + 5_000) == [
+                .applied, .applied, .stale, .duplicate,
+            ])
+            #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_794_200_000_000)
+            #expect(try await db.row("SELECT apple_state_at FROM subscriptions WHERE id = \(id)") == ["apple_state_at": "\(Kit.signedDate + 1_000)"])
+            let trail = try await db.store.history(userID: "u")
+            #expect(trail.map(\.reason) == ["stale", "renewed", "renewed"])
+            #expect(trail.map(\.notificationID) == ["n-0", "n-2", "n-1"])
+            #expect(try await db.store.notifications(NotificationQuery()).map(\.outcome).sorted() == ["applied", "applied", "stale"])
+        }
+    }
+
     @Test(arguments: StoreKind.available) func anUnmatchedNotificationWaitsForTheRowItsAppAccountTokenNames(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let pki = try TestPKI()
