@@ -116,6 +116,17 @@ extension PostgresSubscriptionStore {
         ).first
     }
 
+    public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
+        try await read { connection, logger in
+            try await connection.query("""
+                SELECT n.notification_id, n.signed_payload FROM app_store_notifications AS n
+                WHERE n.outcome = 'unmatched' AND n.app_account_token IS NOT NULL AND n.signed_payload IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM subscriptions AS s WHERE s.app_account_token = n.app_account_token AND s.original_transaction_id IS NULL)
+                ORDER BY n.apple_state_at LIMIT \(limit)
+                """, logger: logger).decode((String, String).self).collect().map { (id: $0.0, signedPayload: $0.1) }
+        }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
         try await read { connection, logger in
             try await connection.query("""

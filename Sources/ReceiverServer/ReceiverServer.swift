@@ -20,6 +20,8 @@ public enum ReceiverServer {
         public var maxBodyBytes: Int
         /// TLS with this certificate chain and key; nil: plain HTTP (behind a TLS proxy).
         public var tls: TLSConfiguration?
+        /// How often unmatched notifications are offered to rows enrolled since.
+        public var adoptionInterval: Duration = .seconds(60)
 
         public static let defaultMaxBodyBytes = 2 * 1024 * 1024
 
@@ -47,7 +49,8 @@ public enum ReceiverServer {
         _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger, onReady: @escaping @Sendable (Int) -> Void
     ) async throws {
         let (app, ports) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let adopter = WaitingNotificationAdopter(receiver: receiver, interval: settings.adoptionInterval, logger: logger)
+        let services = ServiceGroup(configuration: .init(services: [app, adopter], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             group.addTask { for await port in ports { onReady(port) } }

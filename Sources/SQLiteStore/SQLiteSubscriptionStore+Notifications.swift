@@ -60,6 +60,21 @@ extension SQLiteSubscriptionStore {
         )?.row
     }
 
+    public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
+        do {
+            return try await pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT n.notification_id, n.signed_payload FROM app_store_notifications AS n
+                    WHERE n.outcome = 'unmatched' AND n.app_account_token IS NOT NULL AND n.signed_payload IS NOT NULL
+                        AND EXISTS (SELECT 1 FROM subscriptions AS s WHERE s.app_account_token = n.app_account_token AND s.original_transaction_id IS NULL)
+                    ORDER BY n.apple_state_at LIMIT ?
+                    """, arguments: [limit]).map { (id: $0[0], signedPayload: $0[1]) }
+            }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
         var conditions: [String] = []
         var arguments: StatementArguments = []

@@ -25,13 +25,22 @@ extension StatusPoller {
                     let rows = events.map { EventJSON($0) }
                     return print(String(decoding: try encoder.encode(rows), as: UTF8.self))
                 }
-                guard !events.isEmpty else {
+                if events.isEmpty {
                     let rows = try await store.subscriptions(userID: userID)
-                    return print(rows.isEmpty ? "no subscription for user \(userID)" : "no entitlement change recorded yet for user \(userID)")
+                    guard !rows.isEmpty else { return print("no subscription for user \(userID)") }
+                    print("no entitlement change recorded yet for user \(userID)")
                 }
                 for event in events {
                     print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), \(Self.broughtBy(event)), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
                     for line in Self.changes(event.old, event.new) { print("      \(line)") }
+                }
+                // Beside the changes, every notification about the user's rows, those that changed
+                // nothing (unchanged, stale, another environment) included.
+                let notifications = try await store.notifications(NotificationQuery(userID: userID, limit: 50))
+                guard !notifications.isEmpty else { return }
+                print("\nnotifications received (newest first):")
+                for n in notifications {
+                    print("\(Display.time(n.receivedAtMs))  \(n.name.padded(36)) \(n.outcome.padded(18)) subscription \(n.subscriptionID.map(String.init) ?? "-"), V\(n.version) \(n.source), id \(n.id)")
                 }
             }
         }

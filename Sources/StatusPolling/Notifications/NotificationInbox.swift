@@ -9,6 +9,11 @@ public protocol NotificationInbox: Sendable {
     /// Returns each one's outcome, in order. Throws ``StoreError`` when nothing could be written.
     func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome]
 
+    /// Unmatched notifications that a row now links by its `app_account_token` (the web service
+    /// enrolled it after Apple's notification came), oldest first: their ids and signed payloads,
+    /// to verify again and receive again.
+    func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)]
+
     /// The recorded notifications `query` asks for, newest first.
     func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]
 }

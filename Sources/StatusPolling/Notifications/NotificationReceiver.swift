@@ -47,6 +47,7 @@ public struct NotificationReceiver: Sendable {
         }
     }
 
+    private let inbox: any NotificationInbox
     private let configuration: Configuration
     private let verifier: SignedDataVerifier
     private let queue: NotificationCommitQueue
@@ -57,6 +58,7 @@ public struct NotificationReceiver: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.logger = logger
+        self.inbox = inbox
         verifier = SignedDataVerifier(trustedRoots: configuration.trustedRoots, bundleID: configuration.bundleID)
         queue = NotificationCommitQueue(
             inbox: inbox, ingest: NotificationIngest(bundleID: configuration.bundleID), maxBatch: configuration.maxBatch, clock: clock)
@@ -82,6 +84,23 @@ public struct NotificationReceiver: Sendable {
             logger.error("could not record a notification; the sender will retry", metadata: ["notification_id": "\(notification.id)", "error": "\(error)"])
             return .unavailable("\(error)")
         }
+    }
+
+    /// Receives again the unmatched notifications a row enrolled since links by its
+    /// `app_account_token`, each verified again (at its own `signedDate`, as the first time).
+    /// Returns how many a row took. The receiver calls it at start and then every minute.
+    public func adoptWaiting(limit: Int = 256) async throws -> Int {
+        var adopted = 0
+        for waiting in try await inbox.waitingForAdoption(limit: limit) {
+            guard let signed = try? await verifier.verifyNotification(waiting.signedPayload, appAppleID: configuration.appAppleID) else {
+                logger.warning("a waiting notification no longer verifies; left unmatched", metadata: ["notification_id": "\(waiting.id)"])
+                continue
+            }
+            let outcome = try await queue.commit(ReceivedNotification(signed, signedPayload: waiting.signedPayload, source: .push, receivedAtMs: clock()))
+            if outcome != .unmatched { adopted += 1 }
+            logger.info("a row enrolled since took a waiting notification", metadata: ["notification_id": "\(waiting.id)", "outcome": "\(outcome.rawValue)"])
+        }
+        return adopted
     }
 
     private func verified(_ body: [UInt8], source: NotificationSource) async throws(NotificationRefusal) -> ReceivedNotification {

@@ -205,6 +205,28 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.available) func aRowEnrolledAfterItsPurchaseNotificationTakesItByItsAppAccountToken(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let pki = try TestPKI()
+            let receiver = Self.receiver(db.store, pki: pki)
+            let token = "0b7f5a52-8d1e-4c39-a0f4-5e6d7c8b9a01"
+            let bought = Self.signed(pki, uuid: "n-buy", chain: "4000000100", transaction: ["appAccountToken": token])
+            try await Self.serving(receiver) { (poster: Poster) async throws in
+                #expect(try await poster.post(json: bought) == (200, "{\"outcome\":\"unmatched\"}\n"))
+            }
+            #expect(try await receiver.adoptWaiting() == 0)
+            // The web service enrols the buyer with the token its app passed at purchase.
+            let id = try await db.insert(userID: "buyer", receipt: "R")
+            try await db.execute("UPDATE subscriptions SET app_account_token = '\(token)' WHERE id = \(id)")
+            #expect(try await receiver.adoptWaiting() == 1)
+            let row = try #require(try await db.store.subscription(id: id))
+            #expect(row.state.originalTransactionID == "4000000100")
+            #expect(row.state.expiresAt == 1_791_600_000_000)
+            #expect(try await db.store.notifications(NotificationQuery()).map(\.outcome) == ["applied"])
+            #expect(try await receiver.adoptWaiting() == 0)
+        }
+    }
+
     @Test func aDatabaseLockedPastItsTimeoutAnswers503() async throws {
         try await withStore(.sqlite) { db in
             let pki = try TestPKI()
