@@ -73,6 +73,7 @@ public struct NotificationReceiver: Sendable {
             logger.notice("refused a notification", metadata: ["reason": "\(error.reason.rawValue)", "detail": "\(error.detail)"])
             return .refused(error)
         }
+        logger.trace("notification verified; recording it", metadata: ["notification_id": "\(notification.id)"])
         do {
             let outcome = try await queue.commit(notification)
             logger.debug("notification recorded", metadata: [

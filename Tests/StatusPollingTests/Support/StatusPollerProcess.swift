@@ -68,6 +68,9 @@ final class StatusPollerProcess: @unchecked Sendable {
 
     func signal(_ number: Int32) { kill(pid, number) }
 
+    /// What the process has written to stdout so far.
+    var stdoutSoFar: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
+
     /// What the process has written to stderr so far.
     var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
