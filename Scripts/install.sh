@@ -82,11 +82,12 @@ if [ "$use_cron" -eq 1 ] || ! command -v systemctl >/dev/null 2>&1; then
 else
   say "installing the systemd service and timer"
   install -d "$root/etc/systemd/system"
-  install -m 0644 cron/status-poller.service cron/status-poller.timer "$root/etc/systemd/system/"
+  install -m 0644 cron/status-poller.service cron/status-poller.timer cron/status-poller-notifications.service "$root/etc/systemd/system/"
   if [ -z "$root" ]; then
     systemctl daemon-reload
     systemctl enable --now status-poller.timer
     systemctl list-timers status-poller.timer --no-pager || true
   fi
 fi
+say "the notifications receiver's unit is installed, not enabled: see docs/NOTIFICATIONS.md (systemctl enable --now status-poller-notifications)"
 say "done. Edit /etc/status-poller/env (the shared secret), then try: sudo -u status-poller sh -c 'set -a; . /etc/status-poller/env; /usr/local/bin/status-poller run --dry-run'"
