@@ -34,8 +34,10 @@ public enum ReceiverServer {
 
         /// A server TLS configuration from PEM files, TLS 1.2 at least.
         public static func tls(certificateFile: String, keyFile: String) throws -> TLSConfiguration {
+            // Both read now, so a bad file stops the start rather than the first handshake.
             let chain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { NIOSSLCertificateSource.certificate($0) }
-            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .file(keyFile))
+            let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
+            var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             configuration.minimumTLSVersion = .tlsv12
             return configuration
         }

@@ -54,10 +54,7 @@ struct NotificationsServe: AsyncParsableCommand {
         let output = try self.output.resolve(settings)
         let (host, port) = try Self.listenAddress(settings.string(listen, "listen") ?? "127.0.0.1:8080")
         let bundleID = try settings.required(bundleId, "bundle_id", flag: "--bundle-id")
-        let appAppleID = try appAppleId ?? settings.string(nil, "app_apple_id").map { text in
-            guard let number = Int64(text), number > 0 else { throw usageError("app_apple_id must be Apple's numeric app id, got '\(text)'.") }
-            return number
-        }
+        let appAppleID = try settings.appAppleID(appAppleId)
         let maxBody = try settings.int(maxBodyBytes, "max_body_bytes", default: ReceiverServer.Settings.defaultMaxBodyBytes)
         guard (1024...(64 << 20)).contains(maxBody) else { throw usageError("--max-body-bytes must be between 1024 and \(64 << 20), got \(maxBody).") }
         let roots = try trustedRoots(settings, host: host)
@@ -105,9 +102,7 @@ struct NotificationsServe: AsyncParsableCommand {
     /// Test roots, refused unless listening on loopback: a receiver on a public address must only
     /// ever trust Apple's root.
     private func trustedRoots(_ settings: Settings, host: String) throws -> [Certificate] {
-        let files = trustedRootFile.isEmpty
-            ? (settings.string(nil, "trusted_root_file").map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? [])
-            : trustedRootFile
+        let files = settings.list(trustedRootFile, "trusted_root_file")
         guard !files.isEmpty else { return [] }
         guard AppStoreSettings.isLoopback(host) else {
             throw usageError("--trusted-root-file is only accepted while listening on a loopback address (a simulator), and --listen is \(host).")

@@ -35,19 +35,14 @@ struct ServerAPIOptions: ParsableArguments {
         guard let choice = BackendChoice(rawValue: backendText) else {
             throw usageError("backend must be verify-receipt, server-api or auto, got '\(backendText)'.")
         }
-        let roots = trustedRootFile.isEmpty
-            ? (settings.string(nil, "trusted_root_file").map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? [])
-            : trustedRootFile
+        let roots = settings.list(trustedRootFile, "trusted_root_file")
         let resolved = ServerAPISettings(
             backend: choice,
             productionURL: settings.string(serverApiUrl, "server_api_url") ?? ServerAPIConfiguration.appleProductionURL,
             sandboxURL: settings.string(serverApiSandboxUrl, "server_api_sandbox_url") ?? ServerAPIConfiguration.appleSandboxURL,
             issuerID: settings.string(issuerId, "issuer_id"), keyID: settings.string(keyId, "key_id"),
             privateKeyFile: settings.string(privateKeyFile, "private_key_file"),
-            appAppleID: try appAppleId ?? settings.string(nil, "app_apple_id").map { text in
-                guard let number = Int64(text), number > 0 else { throw usageError("app_apple_id must be Apple's numeric app id, got '\(text)'.") }
-                return number
-            },
+            appAppleID: try settings.appAppleID(appAppleId),
             trustedRootFiles: roots,
             rate: try settings.int(serverApiRate, "server_api_rate", default: ServerAPIConfiguration.defaultRate),
             allowInsecureHTTP: allowInsecureHTTP)

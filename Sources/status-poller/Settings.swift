@@ -42,6 +42,21 @@ struct Settings {
         return parsed
     }
 
+    /// A repeatable option, else a comma-separated list in the config file or the environment.
+    func list(_ option: [String], _ key: String) -> [String] {
+        guard option.isEmpty else { return option }
+        return string(nil, key).map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } } ?? []
+    }
+
+    /// Apple's numeric id of the app, from the option or the settings.
+    func appAppleID(_ option: Int64?) throws -> Int64? {
+        if let option { return option }
+        return try string(nil, "app_apple_id").map { text in
+            guard let number = Int64(text), number > 0 else { throw usageError("app_apple_id must be Apple's numeric app id, got '\(text)'.") }
+            return number
+        }
+    }
+
     /// A flag that the config file or the environment can also turn on.
     func flag(_ option: Bool, _ key: String) -> Bool {
         option || reader.bool(forKey: ConfigKey(key)) == true || ["true", "on", "1"].contains(reader.string(forKey: ConfigKey(key))?.lowercased() ?? "")

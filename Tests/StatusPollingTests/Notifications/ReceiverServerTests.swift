@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import ReceiverServer
 import SQLiteStore
 import Testing
@@ -224,6 +225,37 @@ import Testing
             #expect(row.state.expiresAt == 1_791_600_000_000)
             #expect(try await db.store.notifications(NotificationQuery()).map(\.outcome) == ["applied"])
             #expect(try await receiver.adoptWaiting() == 0)
+        }
+    }
+
+    @Test func builtInTLSServesTLS12AndLaterAndABadKeyFileStopsTheStart() async throws {
+        try await withStore(.sqlite) { db in
+            let pki = try TestPKI()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiver-tls-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let certificate = directory.appendingPathComponent("cert.pem"), key = directory.appendingPathComponent("key.pem")
+            try Fixture.data("localhost-cert.pem").write(to: certificate)
+            try Fixture.data("localhost-key.pem").write(to: key)
+            let tls = try ReceiverServer.Settings.tls(certificateFile: certificate.path, keyFile: key.path)
+            #expect(tls.minimumTLSVersion == .tlsv12)
+            var quiet = Logger(label: "tls")
+            quiet.logLevel = .critical
+            try await ReceiverServer.withRunning(
+                Self.receiver(db.store, pki: pki), metrics: ReceiverMetrics(), settings: .init(host: "127.0.0.1", port: 0, tls: tls), logger: quiet
+            ) { port in
+                var client = HTTPClient.Configuration()
+                var trust = TLSConfiguration.makeClientConfiguration()
+                trust.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(try Fixture.data("localhost-cert.pem")), format: .pem)])
+                client.tlsConfiguration = trust
+                let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: client)
+                let poster = Poster(client: http, base: "https://localhost:\(port)")
+                let reply = try await poster.post(json: Self.signed(pki, uuid: "n-tls"))
+                try await http.shutdown()
+                #expect(reply == (200, "{\"outcome\":\"unmatched\"}\n"))
+            }
+            try Data("not a key".utf8).write(to: key)
+            #expect(throws: (any Error).self) { try ReceiverServer.Settings.tls(certificateFile: certificate.path, keyFile: key.path) }
         }
     }
 
