@@ -18,8 +18,10 @@ struct EventJSON: Encodable {
     /// Who brought the answer: poll, backfill or notification (null before schema v7).
     var source: String?
     var notification_id: String?
+    /// The notification's type and subtype, e.g. `DID_RENEW/BILLING_RECOVERY`, when one brought it.
+    var notification_type: String?
 
-    init(_ e: SubscriptionEvent) {
+    init(_ e: SubscriptionEvent, notificationType: String? = nil) {
         id = e.id
         subscription_id = e.subscriptionID
         user_id = e.userID
@@ -34,5 +36,6 @@ struct EventJSON: Encodable {
         new = e.new
         source = e.source
         notification_id = e.notificationID
+        notification_type = notificationType
     }
 }

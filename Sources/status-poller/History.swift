@@ -19,10 +19,13 @@ extension StatusPoller {
         func run() async throws {
             try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
                 let events = try await store.history(userID: userID)
+                // The user's notifications, newest first: their names for the changes they brought.
+                let notifications = try await store.notifications(NotificationQuery(userID: userID, limit: 1000))
+                let names = Dictionary(notifications.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
                 if format == .json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    let rows = events.map { EventJSON($0) }
+                    let rows = events.map { EventJSON($0, notificationType: $0.notificationID.flatMap { names[$0] }) }
                     return print(String(decoding: try encoder.encode(rows), as: UTF8.self))
                 }
                 if events.isEmpty {
@@ -31,24 +34,23 @@ extension StatusPoller {
                     print("no entitlement change recorded yet for user \(userID)")
                 }
                 for event in events {
-                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), \(Self.broughtBy(event)), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
+                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), \(Self.broughtBy(event, names: names)), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
                     for line in Self.changes(event.old, event.new) { print("      \(line)") }
                 }
                 // Beside the changes, every notification about the user's rows, those that changed
                 // nothing (unchanged, stale, another environment) included.
-                let notifications = try await store.notifications(NotificationQuery(userID: userID, limit: 50))
                 guard !notifications.isEmpty else { return }
                 print("\nnotifications received (newest first):")
-                for n in notifications {
+                for n in notifications.prefix(50) {
                     print("\(Display.time(n.receivedAtMs))  \(n.name.padded(36)) \(n.outcome.padded(18)) subscription \(n.subscriptionID.map(String.init) ?? "-"), V\(n.version) \(n.source), id \(n.id)")
                 }
             }
         }
 
-        /// Who brought the change: "run 4", "backfill run 9", "notification 6f1c…".
-        static func broughtBy(_ event: SubscriptionEvent) -> String {
+        /// Who brought the change: "run 4", "backfill run 9", "notification DID_RENEW 6f1c…".
+        static func broughtBy(_ event: SubscriptionEvent, names: [String: String] = [:]) -> String {
             switch event.source {
-            case "notification": return "notification \(event.notificationID ?? "-")"
+            case "notification": return "notification \(event.notificationID.flatMap { names[$0] }.map { "\($0) " } ?? "")\(event.notificationID ?? "-")"
             case "backfill": return "backfill run \(event.runID.map(String.init) ?? "-")"
             default: return "run \(event.runID.map(String.init) ?? "-")"
             }

@@ -120,6 +120,10 @@ import Testing
             #expect(rows.first?["original_transaction_id"] as? String == "9999")
             #expect(rows.first?["outcome"] as? String == "unmatched")
             let history = try await StatusPollerProcess.launch(["history", "--database", path, "--user-id", "u"]).outcome()
+            #expect(history.stdout.contains("renewed                expired → active   subscription \(id), notification DID_RENEW n-renew, Apple status notification 1\n"))
+            let json = try await StatusPollerProcess.launch(["history", "--database", path, "--user-id", "u", "--format", "json"]).outcome()
+            let events = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+            #expect(events.map { $0["notification_type"] as? String } == ["DID_RENEW"])
             #expect(history.stdout.contains("notifications received (newest first):\n2026-09-21 14:13:21  DID_RENEW                            applied            subscription \(id), V2 push, id n-renew\n"))
         }
     }
