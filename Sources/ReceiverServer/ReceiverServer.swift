@@ -6,6 +6,7 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 import StatusPolling
+import Synchronization
 
 /// The notification receiver over HTTP: Apple's POST at `/app-store/notifications` (V1 and V2 on
 /// the same path), `GET /healthz`, `GET /metrics`; plain HTTP or TLS 1.2+. Run in a ServiceLifecycle
@@ -46,17 +47,32 @@ public enum ReceiverServer {
     /// The path Apple posts to; register `https://HOST/app-store/notifications` in App Store Connect.
     public static let notificationsPath = "app-store/notifications"
 
-    /// Serves until SIGINT or SIGTERM; `onReady` gets the bound port.
+    /// Serves until SIGINT or SIGTERM; `onReady` gets the bound port. Throws
+    /// ``ReceiverServerError/couldNotListen(host:port:reason:)`` when the address cannot be bound.
     public static func runUntilSignalled(
         _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger, onReady: @escaping @Sendable (Int) -> Void
     ) async throws {
-        let (app, ports) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
+        let (app, ports, listening) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
         let adopter = WaitingNotificationAdopter(receiver: receiver, interval: settings.adoptionInterval, logger: logger)
         let services = ServiceGroup(configuration: .init(services: [app, adopter], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            group.addTask { for await port in ports { onReady(port) } }
-            try await group.waitForAll()
+        let bound = BoundFlag()
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // Ends the port stream on every path, so a failed bind cannot leave the waiter below.
+                    defer { listening.finish() }
+                    try await services.run()
+                }
+                group.addTask {
+                    for await port in ports {
+                        bound.set()
+                        onReady(port)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        } catch where !bound.isSet {
+            throw ReceiverServerError.couldNotListen(host: settings.host, port: settings.port, reason: "\(error)")
         }
     }
 
@@ -65,14 +81,19 @@ public enum ReceiverServer {
     public static func withRunning<T: Sendable>(
         _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger, _ body: (Int) async throws -> T
     ) async throws -> T {
-        let (app, ports) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
+        let (app, ports, listening) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
         let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
+            group.addTask {
+                defer { listening.finish() }
+                try await services.run()
+            }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next(), port > 0 else {
                 await services.triggerGracefulShutdown()
-                throw ReceiverServerError.couldNotListen(host: settings.host, port: settings.port)
+                var reason = "the server stopped before listening"
+                do { try await group.waitForAll() } catch { reason = "\(error)" }
+                throw ReceiverServerError.couldNotListen(host: settings.host, port: settings.port, reason: reason)
             }
             do {
                 let result = try await body(port)
@@ -126,7 +147,7 @@ public enum ReceiverServer {
 
     static func application(
         _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger
-    ) throws -> (some ApplicationProtocol, AsyncStream<Int>) {
+    ) throws -> (some ApplicationProtocol, AsyncStream<Int>, AsyncStream<Int>.Continuation) {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let server: HTTPServerBuilder = try settings.tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1()
         let app = Application(
@@ -138,6 +159,13 @@ public enum ReceiverServer {
                 continuation.finish()
             },
             logger: logger)
-        return (app, ports)
+        return (app, ports, continuation)
     }
+}
+
+/// Whether the server reported its port: after that, an error is the server's, not the bind's.
+private final class BoundFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
 }

@@ -1,11 +1,11 @@
 /// The receiver could not start.
 public enum ReceiverServerError: Error, Sendable, CustomStringConvertible {
-    case couldNotListen(host: String, port: Int)
+    case couldNotListen(host: String, port: Int, reason: String)
 
     public var description: String {
         switch self {
-        case .couldNotListen(let host, let port):
-            return "could not listen on \(host):\(port); is another process using the port, or is the address not this host's?"
+        case .couldNotListen(let host, let port, let reason):
+            return "could not listen on \(host):\(port) (\(reason)); is another process using the port, is the address this host's, may this user bind it?"
         }
     }
 }

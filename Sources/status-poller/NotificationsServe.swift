@@ -82,6 +82,9 @@ struct NotificationsServe: AsyncParsableCommand {
                 let shown = host.contains(":") ? "[\(host)]" : host
                 say("listening on \(scheme)://\(shown):\(bound)/\(ReceiverServer.notificationsPath) (V1 \(secret == nil ? "refused: no shared secret" : "accepted"))")
             }
+        } catch let error as ReceiverServerError {
+            try? await store.close()
+            throw usageError("\(error)")
         } catch {
             try? await store.close()
             throw exitError(.aborted, "the receiver stopped: \(error)")

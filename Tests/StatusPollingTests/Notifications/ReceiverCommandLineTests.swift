@@ -87,6 +87,13 @@ import Testing
                 #expect(outcome.stderr == message, "\(flags)")
                 #expect(outcome.stdout == "", "\(flags)")
             }
+            // An address that is not this host's: one message, exit 2, not a process left waiting.
+            let unbindable = try await StatusPollerProcess.launch([
+                "notifications", "serve", "--database", path, "--bundle-id", Kit.bundle, "--app-apple-id", "1", "--listen", "192.0.2.1:8080",
+            ]).outcome()
+            #expect(unbindable.status == 2)
+            #expect(unbindable.stderr.hasPrefix("error: could not listen on 192.0.2.1:8080 ("), "\(unbindable.stderr)")
+            #expect(unbindable.stderr.split(separator: "\n").count == 1)
             let missing = try await StatusPollerProcess.launch(["notifications", "serve", "--database", path]).outcome()
             #expect(missing.status == 2)
             #expect(missing.stderr.contains("--bundle-id"))
