@@ -14,6 +14,8 @@ struct WaitingNotificationAdopter: Service {
             while !Task.isCancelled {
                 do {
                     _ = try await receiver.adoptWaiting()
+                } catch where Task.isCancelled || error is CancellationError {
+                    return
                 } catch {
                     logger.warning("could not look for notifications waiting for a row; trying again later", metadata: ["error": "\(error)"])
                 }
