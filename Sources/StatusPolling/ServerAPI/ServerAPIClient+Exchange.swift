@@ -35,21 +35,26 @@ extension ServerAPIClient {
         }
     }
 
-    /// Sends one GET for `path` to `environment`'s base URL, in the rate limit. Throws only
-    /// `CancellationError`.
-    func send(path: String, to environment: AppStoreEnvironment) async throws -> Exchange {
+    /// Sends one request for `path` to `environment`'s base URL, in the rate limit: a GET, or a
+    /// POST of `json` when given. Throws only `CancellationError`.
+    func send(path: String, to environment: AppStoreEnvironment, json: [UInt8]? = nil) async throws -> Exchange {
         let base = environment == .production ? endpoints.production : endpoints.sandbox
         guard let endpoint = base?.appending(path: path) else {
             let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
             return .permanent(.init(.transport, "the \(environment.rawValue) Server API URL '\(url)' is not an http(s) URL"))
         }
         try await (environment == .production ? limiters.production : limiters.sandbox).acquire()
-        let headers = HTTPHeaders([
+        var headers = HTTPHeaders([
             ("Authorization", bearer.authorization), ("Accept", "application/json"), ("User-Agent", "status-poller"),
         ])
         let response: HTTPResponse
         do {
-            response = try await http.get(endpoint, headers: headers, timeout: configuration.requestTimeout)
+            if let json {
+                headers.add(name: "Content-Type", value: "application/json")
+                response = try await http.post(endpoint, headers: headers, body: ByteBuffer(bytes: json), timeout: configuration.requestTimeout)
+            } else {
+                response = try await http.get(endpoint, headers: headers, timeout: configuration.requestTimeout)
+            }
         } catch {
             try Task.checkCancellation()
             let failure = VerificationFailure.transport(error, environment: environment)
