@@ -231,5 +231,16 @@ enum PostgresSchema {
             "CREATE INDEX app_store_notifications_subscription ON app_store_notifications(subscription_id, received_at)",
             "CREATE INDEX app_store_notifications_unmatched ON app_store_notifications(app_account_token) WHERE outcome = 'unmatched'",
         ]),
+        Migration(identifier: "v8: notification history checkpoints", statements: [
+            // How far back Apple's notification history has been read, per environment: a
+            // catch-up starts there and moves it only after its last page.
+            """
+            CREATE TABLE notification_history_checkpoints (
+                environment TEXT PRIMARY KEY,
+                through_at BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 }

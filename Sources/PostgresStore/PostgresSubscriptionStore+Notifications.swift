@@ -127,6 +127,24 @@ extension PostgresSubscriptionStore {
         }
     }
 
+    public func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64? {
+        try await read { connection, logger in
+            try await connection.query(
+                "SELECT through_at FROM notification_history_checkpoints WHERE environment = \(environment.rawValue)", logger: logger
+            ).decode(Int64.self).collect().first
+        }
+    }
+
+    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws {
+        try await transaction { connection, logger in
+            try await connection.query("""
+                INSERT INTO notification_history_checkpoints (environment, through_at, updated_at) VALUES (\(environment.rawValue), \(throughMs), \(nowMs))
+                ON CONFLICT (environment) DO UPDATE
+                    SET through_at = GREATEST(notification_history_checkpoints.through_at, EXCLUDED.through_at), updated_at = EXCLUDED.updated_at
+                """, logger: logger)
+        }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
         try await read { connection, logger in
             try await connection.query("""

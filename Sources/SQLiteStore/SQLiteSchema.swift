@@ -215,6 +215,17 @@ enum SQLiteSchema {
                 CREATE INDEX app_store_notifications_unmatched ON app_store_notifications(app_account_token) WHERE outcome = 'unmatched';
                 """)
         }
+        migrator.registerMigration("v9: notification history checkpoints") { db in
+            // How far back Apple's notification history has been read, per environment: a
+            // catch-up starts there and moves it only after its last page.
+            try db.execute(sql: """
+                CREATE TABLE notification_history_checkpoints (
+                    environment TEXT PRIMARY KEY,       -- Production | Sandbox
+                    through_at INTEGER NOT NULL,        -- every notification Apple tried to send before this, ms, was read
+                    updated_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

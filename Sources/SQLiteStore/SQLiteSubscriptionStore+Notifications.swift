@@ -75,6 +75,29 @@ extension SQLiteSubscriptionStore {
         }
     }
 
+    public func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64? {
+        do {
+            return try await pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT through_at FROM notification_history_checkpoints WHERE environment = ?", arguments: [environment.rawValue])
+            }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws {
+        do {
+            try await pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO notification_history_checkpoints (environment, through_at, updated_at) VALUES (?, ?, ?)
+                    ON CONFLICT (environment) DO UPDATE SET through_at = max(through_at, excluded.through_at), updated_at = excluded.updated_at
+                    """, arguments: [environment.rawValue, throughMs, nowMs])
+            }
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path, writing: true)
+        }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
         var conditions: [String] = []
         var arguments: StatementArguments = []

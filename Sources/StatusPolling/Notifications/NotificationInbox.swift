@@ -14,6 +14,12 @@ public protocol NotificationInbox: Sendable {
     /// to verify again and receive again.
     func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)]
 
+    /// Up to when Apple's notification history of `environment` has been read (nil: never).
+    func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64?
+
+    /// Records that the history of `environment` has been read through `throughMs`.
+    func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws
+
     /// The recorded notifications `query` asks for, newest first.
     func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]
 }

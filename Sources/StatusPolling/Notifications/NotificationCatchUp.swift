@@ -1,0 +1,72 @@
+import Logging
+
+/// Reads back what Apple tried to send (Get Notification History) since the last catch-up and
+/// gives every record to the receiver's ingest with `source = history`: a notification the
+/// receiver already took is a duplicate and changes nothing; one it missed (a receiver down, a
+/// certificate expired, Apple's incident) is applied now. The checkpoint moves only after the last
+/// page, so a catch-up cut short is read again from the same start, and applies each record once.
+public struct NotificationCatchUp: Sendable {
+    /// What one catch-up read and did.
+    public struct Report: Sendable, Equatable {
+        public var environment: AppStoreEnvironment
+        /// The window read: from (the checkpoint, less the overlap) to the catch-up's start.
+        public var fromMs: Int64
+        public var throughMs: Int64
+        public var pages = 0
+        public var records = 0
+        public var outcomes: [NotificationOutcome: Int] = [:]
+        /// Records that failed verification (counted and logged, never applied).
+        public var refused = 0
+    }
+
+    /// How far back Apple keeps the history: 180 days in production, 30 in the sandbox.
+    public static func lookBack(_ environment: AppStoreEnvironment) -> Duration {
+        .seconds((environment == .production ? 180 : 30) * 86_400)
+    }
+
+    /// Read again before the checkpoint: a record Apple lists a little after its signing date is
+    /// not missed; reading it twice is a duplicate, which costs nothing.
+    public static let overlap: Duration = .seconds(3600)
+
+    let client: ServerAPIClient
+    let receiver: NotificationReceiver
+    let inbox: any NotificationInbox
+
+    public init(client: ServerAPIClient, receiver: NotificationReceiver, inbox: any NotificationInbox) {
+        self.client = client
+        self.receiver = receiver
+        self.inbox = inbox
+    }
+
+    /// Catches up `environment` at `nowMs`: from its checkpoint (first time: `since` back), never
+    /// further back than Apple keeps. Throws when a page cannot be read or a record cannot be
+    /// written (the checkpoint stays where it was).
+    public func run(
+        _ environment: AppStoreEnvironment, nowMs: Int64, since: Duration = .seconds(24 * 3600), onlyFailures: Bool = false, logger: Logger
+    ) async throws -> Report {
+        let checkpoint = try await inbox.historyCheckpoint(environment)
+        let start = max(checkpoint.map { $0 - Self.overlap.milliseconds } ?? nowMs - since.milliseconds, nowMs - Self.lookBack(environment).milliseconds)
+        var report = Report(environment: environment, fromMs: start, throughMs: nowMs)
+        let request = NotificationHistoryRequest(startDate: start, endDate: nowMs, onlyFailures: onlyFailures)
+        var token: String?
+        repeat {
+            let page = try await client.notificationHistory(request, paginationToken: token, in: environment, logger: logger)
+            report.pages += 1
+            for record in page.notificationHistory {
+                report.records += 1
+                switch await receiver.receive(Array(#"{"signedPayload":\#(JSONText.quoted(record.signedPayload))}"#.utf8), source: .history) {
+                case .accepted(let outcome, _, _): report.outcomes[outcome, default: 0] += 1
+                case .refused: report.refused += 1
+                case .unavailable(let reason): throw StoreError.unwritable(path: "the notification store", reason: reason)
+                }
+            }
+            token = page.hasMore ? page.paginationToken : nil
+        } while token != nil
+        try await inbox.setHistoryCheckpoint(environment, throughMs: nowMs, nowMs: nowMs)
+        logger.info("caught up with Apple's notification history", metadata: [
+            "environment": "\(environment.rawValue)", "pages": "\(report.pages)", "records": "\(report.records)",
+            "applied": "\(report.outcomes[.applied, default: 0])", "duplicate": "\(report.outcomes[.duplicate, default: 0])",
+        ])
+        return report
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+@testable import StatusPolling
+
+/// The catch-up from Apple's notification history, on every store, against a real HTTP server:
+/// what the receiver already took is a duplicate, what it missed is applied with `source =
+/// history`, the checkpoint moves only after the last page, and a catch-up cut short between
+/// pages is read again from the same start and applies each record once.
+@Suite struct NotificationCatchUpTests {
+    typealias Kit = SignedDataVerifierTests
+    typealias Server = ReceiverServerTests
+
+    /// The history the scripted App Store answers with: pages of signed payloads, or a failure
+    /// on a page; and the request bodies it saw.
+    final class History: Sendable {
+        let pages = Mutex<[[String]]>([])
+        let failPage = Mutex<Int?>(nil)
+        let starts = Mutex<[Int64]>([])
+    }
+
+    static func payload(_ pki: TestPKI, uuid: String, chain: String, signedAt: Int64, expires: Int64) -> String {
+        Server.signed(pki, uuid: uuid, chain: chain, signedAt: signedAt, expires: expires)["signedPayload"] as! String
+    }
+
+    @Test(arguments: StoreKind.available) func missedNotificationsAreAppliedOnceAndTheCheckpointMovesAfterTheLastPage(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let pki = try TestPKI()
+            let answers = ServerAPIAnswers(pki: pki)
+            let t0 = Kit.signedDate + 3_600_000
+            var ids: [String: Int64] = [:]
+            for chain in ["A", "B", "C"] {
+                var state = NotificationIngestTests.monthly
+                state.originalTransactionID = "7000000\(chain)"
+                ids[chain] = try await db.insert(userID: "u\(chain)", receipt: "R\(chain)", state)
+            }
+            let a1 = Self.payload(pki, uuid: "a1", chain: "7000000A", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let b1 = Self.payload(pki, uuid: "b1", chain: "7000000B", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let c1 = Self.payload(pki, uuid: "c1", chain: "7000000C", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let a2 = Self.payload(pki, uuid: "a2", chain: "7000000A", signedAt: Kit.signedDate + 1_000, expires: 1_794_200_000_000)
+            let b2 = Self.payload(pki, uuid: "b2", chain: "7000000B", signedAt: Kit.signedDate + 1_000, expires: 1_794_200_000_000)
+            // The receiver took a1 when Apple pushed it; b1 and c1 it missed.
+            let clock = Mutex(t0)
+            var quiet = Logger(label: "catch-up")
+            quiet.logLevel = .critical
+            let receiver = NotificationReceiver(
+                .init(bundleID: Kit.bundle, appAppleID: NotificationVerificationTests.appAppleID, trustedRoots: [pki.root]), inbox: db.store, logger: quiet,
+                clock: { clock.withLock { $0 } })
+            #expect(await receiver.receive(Array(#"{"signedPayload":"\#(a1)"}"#.utf8)) == .accepted(.applied, version: 2, type: "DID_RENEW"))
+
+            let history = History()
+            let router = Router()
+            router.post("inApps/v1/notifications/history") { request, _ -> Response in
+                var request = request
+                let body = try JSONSerialization.jsonObject(with: Data(buffer: try await request.collectBody(upTo: 1 << 16))) as! [String: Any]
+                let page = Int(request.uri.queryParameters.get("paginationToken") ?? "0")!
+                if page == 0 { history.starts.withLock { $0.append(body["startDate"] as! Int64) } }
+                if history.failPage.withLock({ $0 }) == page {
+                    return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "down")))
+                }
+                let pages = history.pages.withLock { $0 }
+                let records = pages[page].map { ["signedPayload": $0, "sendAttempts": [] as [Any]] as [String: Any] }
+                var answer: [String: Any] = ["notificationHistory": records, "hasMore": page + 1 < pages.count]
+                if page + 1 < pages.count { answer["paginationToken"] = String(page + 1) }
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: answer))))
+            }
+            try await withLoopbackServer(router) { port in
+                let configuration = try answers.configuration(production: "http://127.0.0.1:\(port)", sandbox: "http://127.0.0.1:\(port)/sandbox", attempts: 2)
+                try await ServerAPIClient.withClient(configuration) { client in
+                    let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: db.store)
+
+                    history.pages.withLock { $0 = [[a1, b1], [c1]] }
+                    let first = try await catchUp.run(.production, nowMs: t0, logger: quiet)
+                    #expect(first.pages == 2)
+                    #expect(first.records == 3)
+                    #expect(first.outcomes == [.duplicate: 1, .applied: 2])
+                    #expect(first.fromMs == t0 - 24 * 3_600_000)
+                    #expect(try await db.store.historyCheckpoint(.production) == t0)
+                    for chain in ["A", "B", "C"] {
+                        #expect(try await db.store.subscription(id: ids[chain]!)?.state.expiresAt == 1_791_600_000_000, "\(chain)")
+                    }
+                    let sources = try await db.store.notifications(NotificationQuery()).map { "\($0.id):\($0.source)" }.sorted()
+                    #expect(sources == ["a1:push", "b1:history", "c1:history"])
+
+                    // Cut short: the second page fails. What the first held is applied, the
+                    // checkpoint has not moved.
+                    clock.withLock { $0 = t0 + 3_600_000 }
+                    history.pages.withLock { $0 = [[a2], [b2]] }
+                    history.failPage.withLock { $0 = 1 }
+                    await #expect(throws: VerificationFailure.self) { try await catchUp.run(.production, nowMs: t0 + 3_600_000, logger: quiet) }
+                    #expect(try await db.store.historyCheckpoint(.production) == t0)
+                    #expect(try await db.store.subscription(id: ids["A"]!)?.state.expiresAt == 1_794_200_000_000)
+                    #expect(try await db.store.subscription(id: ids["B"]!)?.state.expiresAt == 1_791_600_000_000)
+
+                    // The next one reads the same window again: a2 a duplicate, b2 applied once.
+                    history.failPage.withLock { $0 = nil }
+                    let third = try await catchUp.run(.production, nowMs: t0 + 7_200_000, logger: quiet)
+                    #expect(third.outcomes == [.duplicate: 1, .applied: 1])
+                    #expect(third.fromMs == t0 - 3_600_000)
+                    #expect(try await db.store.historyCheckpoint(.production) == t0 + 7_200_000)
+                    #expect(try await db.store.subscription(id: ids["B"]!)?.state.expiresAt == 1_794_200_000_000)
+                }
+            }
+            #expect(history.starts.withLock { $0 } == [t0 - 24 * 3_600_000, t0 - 3_600_000, t0 - 3_600_000])
+            // Each notification changed its row once: one audit row each.
+            #expect(try await db.row("SELECT count(*) AS n FROM subscription_events") == ["n": "5"])
+            #expect(try await db.row("SELECT count(DISTINCT notification_id) AS n FROM subscription_events") == ["n": "5"])
+        }
+    }
+}
