@@ -112,4 +112,44 @@ import Testing
             #expect(try await db.row("SELECT count(DISTINCT notification_id) AS n FROM subscription_events") == ["n": "5"])
         }
     }
+
+    @Test func theCommandCatchesUpBothEnvironmentsAndReportsWhatItDid() async throws {
+        try await withStore(.sqlite) { db in
+            let pki = try TestPKI()
+            let path = try #require(db.sqlitePath)
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let root = directory.appendingPathComponent("root.pem"), key = directory.appendingPathComponent("key.p8")
+            try pki.root.serializeAsPEM().pemString.write(to: root, atomically: true, encoding: .utf8)
+            try AppStoreServerJWTTests.pem.write(to: key, atomically: true, encoding: .utf8)
+            var state = NotificationIngestTests.monthly
+            state.originalTransactionID = "7000000A"
+            let id = try await db.insert(userID: "u", receipt: "R", state)
+            let missed = Self.payload(pki, uuid: "missed", chain: "7000000A", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let router = Router()
+            router.post("inApps/v1/notifications/history") { _, _ -> Response in
+                let answer: [String: Any] = ["notificationHistory": [["signedPayload": missed]], "hasMore": false]
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: answer))))
+            }
+            router.post("sandbox/inApps/v1/notifications/history") { _, _ -> Response in
+                Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"notificationHistory":[],"hasMore":false}"#)))
+            }
+            try await withLoopbackServer(router) { port in
+                let outcome = try await StatusPollerProcess.launch([
+                    "notifications", "catch-up", "--database", path, "--bundle-id", Kit.bundle, "--app-apple-id", String(NotificationVerificationTests.appAppleID),
+                    "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a", "--key-id", "ABCDEFGHIJ", "--private-key-file", key.path,
+                    "--server-api-url", "http://127.0.0.1:\(port)", "--server-api-sandbox-url", "http://127.0.0.1:\(port)/sandbox",
+                    "--trusted-root-file", root.path, "--now", "2026-09-21T15:00:00Z", "--report", "json",
+                ]).outcome()
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                let reports = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [[String: Any]])
+                #expect(reports.map { $0["environment"] as? String } == ["Production", "Sandbox"])
+                #expect(reports.map { $0["records"] as? Int } == [1, 0])
+                #expect(reports.first?["outcomes"] as? [String: Int] == ["applied": 1])
+                #expect(reports.first?["from"] as? String == "2026-09-20 15:00:00")
+            }
+            #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_791_600_000_000)
+            #expect(try await db.store.historyCheckpoint(.production) == 1_790_002_800_000)
+            #expect(try await db.store.historyCheckpoint(.sandbox) == 1_790_002_800_000)
+        }
+    }
 }
