@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import StatusPolling
 
 /// What `run` and `backfill` share: read the secret, build the job from the composition point,
@@ -13,6 +14,8 @@ struct PollCommand {
     var job: PollJob.Configuration
     /// Backfills read each chain's whole transaction history from the Server API.
     var readHistory = false
+    /// Nightly runs read Apple's notification history first, when Server API credentials are configured.
+    var catchesUpFirst = false
 
     func execute() async throws {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
@@ -21,6 +24,7 @@ struct PollCommand {
         job.metricsFile = output.metricsFile
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
+        if catchesUpFirst, !job.dryRun { await catchUp(database, logger: logger) }
         let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source in
             await PollJob(configuration: job, database: database, source: source, logger: logger).run()
         }
@@ -32,6 +36,36 @@ struct PollCommand {
             }
         }
         if outcome.exitCode != .success { throw ExitCode(outcome.exitCode.rawValue) }
+    }
+
+    /// Reads Apple's notification history since the last catch-up into the rows, before the poll
+    /// selects them, so one cron line covers a receiver that was down. Skipped without Server API
+    /// credentials; a failure is a warning, never the run's end: the poll is the safety net.
+    func catchUp(_ database: any PollingDatabase, logger: Logger) async {
+        var settings = serverAPI
+        settings.backend = .serverAPI
+        guard settings.hasCredentials else { return }
+        do {
+            guard let credentials = try settings.credentials(bundleID: appStore.bundleID) else { return }
+            let configuration = try settings.configuration(credentials, appStore: appStore, readHistory: false)
+            let store = try await database.open()
+            let receiver = NotificationReceiver(
+                .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots), inbox: store, logger: logger)
+            do {
+                try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in
+                    let catchUp = NotificationCatchUp(client: ServerAPIClient(configuration: configuration, http: http), receiver: receiver, inbox: store)
+                    for environment in [AppStoreEnvironment.production, .sandbox] {
+                        _ = try await catchUp.run(environment, nowMs: job.nowMs, logger: logger)
+                    }
+                }
+                try? await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        } catch {
+            logger.warning("could not catch up with Apple's notification history; the poll goes on, and the next catch-up starts from the same checkpoint", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The secrets each backend in use needs: verifyReceipt the shared secret, the Server API its

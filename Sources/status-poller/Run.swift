@@ -39,6 +39,9 @@ extension StatusPoller {
         @Flag(help: "Call Apple and report what would change, but write nothing.")
         var dryRun = false
 
+        @Option(help: ArgumentHelp("Read Apple's notification history first when Server API credentials are configured: on or off (default: on)."))
+        var notificationHistory: OnOff?
+
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -70,7 +73,10 @@ extension StatusPoller {
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
-            try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job).execute()
+            try await PollCommand(
+                database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job,
+                catchesUpFirst: try settings.onOff(notificationHistory, "notification_history", default: .on) == .on
+            ).execute()
         }
     }
 }

@@ -13,6 +13,7 @@ extension LeanStandIn {
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"server_api_requests":\#(total),"most_in_one_second":\#(most)}"#)))
         }
+        SimulatorServer.addNotificationHistoryRoutes(router)
         for (prefix, environment) in [("", "Production"), ("sandbox/", "Sandbox")] {
             for endpoint in ServerAPIRequest.Endpoint.allCases {
                 router.get("\(prefix)\(endpoint.rawValue)/:transactionId") { request, context in

@@ -96,6 +96,7 @@ public enum SimulatorServer {
             try await respond(simulator, .sandbox, request, log: requestLog)
         }
         addServerAPIRoutes(router, simulator)
+        addNotificationHistoryRoutes(router)
         addAdminRoutes(router, simulator)
         return router
     }

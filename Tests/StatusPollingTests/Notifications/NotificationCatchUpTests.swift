@@ -152,4 +152,49 @@ import Testing
             #expect(try await db.store.historyCheckpoint(.sandbox) == 1_790_002_800_000)
         }
     }
+
+    @Test func theNightlyRunCatchesUpFirstUnlessToldNot() async throws {
+        try await withStore(.sqlite) { db in
+            let pki = try TestPKI()
+            let path = try #require(db.sqlitePath)
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let root = directory.appendingPathComponent("root.pem"), key = directory.appendingPathComponent("key.p8")
+            try pki.root.serializeAsPEM().pemString.write(to: root, atomically: true, encoding: .utf8)
+            try AppStoreServerJWTTests.pem.write(to: key, atomically: true, encoding: .utf8)
+            // Far from expiry at the run's clock: the poll does not ask about it.
+            var state = NotificationIngestTests.monthly
+            state.originalTransactionID = "7000000A"
+            state.expiresAt = 1_791_000_000_000
+            let id = try await db.insert(userID: "u", receipt: "R", state)
+            let missed = Self.payload(pki, uuid: "missed", chain: "7000000A", signedAt: Kit.signedDate, expires: 1_793_600_000_000)
+            let router = Router()
+            for prefix in ["", "sandbox/"] {
+                router.post("\(prefix)inApps/v1/notifications/history") { _, _ -> Response in
+                    let records: [[String: Any]] = prefix.isEmpty ? [["signedPayload": missed]] : []
+                    let answer: [String: Any] = ["notificationHistory": records, "hasMore": false]
+                    return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: answer))))
+                }
+            }
+            try await withLoopbackServer(router) { port in
+                let arguments = [
+                    "run", "--database", path, "--bundle-id", Kit.bundle, "--backend", "server-api", "--app-apple-id", String(NotificationVerificationTests.appAppleID),
+                    "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a", "--key-id", "ABCDEFGHIJ", "--private-key-file", key.path,
+                    "--server-api-url", "http://127.0.0.1:\(port)", "--server-api-sandbox-url", "http://127.0.0.1:\(port)/sandbox",
+                    "--trusted-root-file", root.path, "--now", "2026-09-21T15:00:00Z", "--report", "json",
+                ]
+                let off = try await StatusPollerProcess.launch(arguments + ["--notification-history", "off"]).outcome()
+                #expect(off.status == 0, "\(off.stderr)")
+                #expect(try await db.store.historyCheckpoint(.production) == nil)
+                #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_791_000_000_000)
+                let on = try await StatusPollerProcess.launch(arguments).outcome()
+                #expect(on.status == 0, "\(on.stderr)")
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(on.stdout.utf8)) as? [String: Any])
+                #expect(report["selected"] as? Int == 0)
+            }
+            #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_793_600_000_000)
+            #expect(try await db.store.historyCheckpoint(.production) == 1_790_002_800_000)
+            #expect(try await db.store.historyCheckpoint(.sandbox) == 1_790_002_800_000)
+            #expect(try await db.store.notifications(NotificationQuery()).map { "\($0.id) \($0.source) \($0.outcome)" } == ["missed history applied"])
+        }
+    }
 }
