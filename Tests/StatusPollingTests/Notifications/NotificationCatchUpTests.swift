@@ -24,6 +24,15 @@ import Testing
         let starts = Mutex<[Int64]>([])
     }
 
+    /// The test PKI's root and an In-App Purchase key as files beside the database, for the binary.
+    static func credentialFiles(_ pki: TestPKI, beside database: String) throws -> (root: URL, key: URL) {
+        let directory = URL(fileURLWithPath: database).deletingLastPathComponent()
+        let root = directory.appendingPathComponent("root.pem"), key = directory.appendingPathComponent("key.p8")
+        try pki.root.serializeAsPEM().pemString.write(to: root, atomically: true, encoding: .utf8)
+        try AppStoreServerJWTTests.pem.write(to: key, atomically: true, encoding: .utf8)
+        return (root, key)
+    }
+
     static func payload(_ pki: TestPKI, uuid: String, chain: String, signedAt: Int64, expires: Int64) -> String {
         Server.signed(pki, uuid: uuid, chain: chain, signedAt: signedAt, expires: expires)["signedPayload"] as! String
     }
@@ -117,10 +126,7 @@ import Testing
         try await withStore(.sqlite) { db in
             let pki = try TestPKI()
             let path = try #require(db.sqlitePath)
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            let root = directory.appendingPathComponent("root.pem"), key = directory.appendingPathComponent("key.p8")
-            try pki.root.serializeAsPEM().pemString.write(to: root, atomically: true, encoding: .utf8)
-            try AppStoreServerJWTTests.pem.write(to: key, atomically: true, encoding: .utf8)
+            let (root, key) = try Self.credentialFiles(pki, beside: path)
             var state = NotificationIngestTests.monthly
             state.originalTransactionID = "7000000A"
             let id = try await db.insert(userID: "u", receipt: "R", state)
@@ -157,10 +163,7 @@ import Testing
         try await withStore(.sqlite) { db in
             let pki = try TestPKI()
             let path = try #require(db.sqlitePath)
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            let root = directory.appendingPathComponent("root.pem"), key = directory.appendingPathComponent("key.p8")
-            try pki.root.serializeAsPEM().pemString.write(to: root, atomically: true, encoding: .utf8)
-            try AppStoreServerJWTTests.pem.write(to: key, atomically: true, encoding: .utf8)
+            let (root, key) = try Self.credentialFiles(pki, beside: path)
             // Far from expiry at the run's clock: the poll does not ask about it.
             var state = NotificationIngestTests.monthly
             state.originalTransactionID = "7000000A"
