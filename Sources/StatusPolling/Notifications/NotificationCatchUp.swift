@@ -45,7 +45,11 @@ public struct NotificationCatchUp: Sendable {
         _ environment: AppStoreEnvironment, nowMs: Int64, since: Duration = .seconds(24 * 3600), onlyFailures: Bool = false, logger: Logger
     ) async throws -> Report {
         let checkpoint = try await inbox.historyCheckpoint(environment)
-        let start = max(checkpoint.map { $0 - Self.overlap.milliseconds } ?? nowMs - since.milliseconds, nowMs - Self.lookBack(environment).milliseconds)
+        // Never before what Apple keeps, and never after the clock (a checkpoint from a clock that
+        // ran ahead must not make every later request invalid).
+        let start = min(
+            max(checkpoint.map { $0 - Self.overlap.milliseconds } ?? nowMs - since.milliseconds, nowMs - Self.lookBack(environment).milliseconds),
+            nowMs - Self.overlap.milliseconds)
         var report = Report(environment: environment, fromMs: start, throughMs: nowMs)
         let request = NotificationHistoryRequest(startDate: start, endDate: nowMs, onlyFailures: onlyFailures)
         var token: String?

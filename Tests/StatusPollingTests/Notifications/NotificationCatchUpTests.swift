@@ -113,9 +113,15 @@ import Testing
                     #expect(third.fromMs == t0 - 3_600_000)
                     #expect(try await db.store.historyCheckpoint(.production) == t0 + 7_200_000)
                     #expect(try await db.store.subscription(id: ids["B"]!)?.state.expiresAt == 1_794_200_000_000)
+
+                    // A checkpoint from a clock that ran ahead: the window still ends at the clock.
+                    try await db.store.setHistoryCheckpoint(.production, throughMs: t0 + 100 * 3_600_000, nowMs: t0)
+                    history.pages.withLock { $0 = [[]] }
+                    let ahead = try await catchUp.run(.production, nowMs: t0 + 10_800_000, logger: quiet)
+                    #expect(ahead.fromMs == t0 + 7_200_000)
                 }
             }
-            #expect(history.starts.withLock { $0 } == [t0 - 24 * 3_600_000, t0 - 3_600_000, t0 - 3_600_000])
+            #expect(history.starts.withLock { $0 } == [t0 - 24 * 3_600_000, t0 - 3_600_000, t0 - 3_600_000, t0 + 7_200_000])
             // Each notification changed its row once: one audit row each.
             #expect(try await db.row("SELECT count(*) AS n FROM subscription_events") == ["n": "5"])
             #expect(try await db.row("SELECT count(DISTINCT notification_id) AS n FROM subscription_events") == ["n": "5"])
