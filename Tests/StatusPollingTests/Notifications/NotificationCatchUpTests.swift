@@ -206,4 +206,41 @@ import Testing
             #expect(try await db.store.notifications(NotificationQuery()).map { "\($0.id) \($0.source) \($0.outcome)" } == ["missed history applied"])
         }
     }
+
+    @Test func theTestCommandReportsWhetherAppleReachedTheReceiver() async throws {
+        try await withStore(.sqlite) { db in
+            let pki = try TestPKI()
+            let path = try #require(db.sqlitePath)
+            let (root, key) = try Self.credentialFiles(pki, beside: path)
+            let asked = Mutex(0)
+            let result = Mutex("SUCCESS")
+            let router = Router()
+            router.post("sandbox/inApps/v1/notifications/test") { _, _ -> Response in
+                Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"testNotificationToken":"tok-1"}"#)))
+            }
+            router.get("sandbox/inApps/v1/notifications/test/:token") { _, context -> Response in
+                // Not yet, then the attempt.
+                guard context.parameters.get("token") == "tok-1", asked.withLock({ $0 += 1; return $0 }) > 1 else {
+                    return Response(status: .notFound, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: #"{"errorCode":4040008,"errorMessage":"not yet"}"#)))
+                }
+                let answer = #"{"signedPayload":"x.y.z","sendAttempts":[{"attemptDate":1790002800000,"sendAttemptResult":"\#(result.withLock { $0 })"}]}"#
+                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: answer)))
+            }
+            try await withLoopbackServer(router) { port in
+                let arguments = [
+                    "notifications", "test", "--bundle-id", Kit.bundle, "--issuer-id", "57246542-96fe-1a63-e053-0824d011072a", "--key-id", "ABCDEFGHIJ",
+                    "--private-key-file", key.path, "--server-api-url", "http://127.0.0.1:\(port)", "--server-api-sandbox-url", "http://127.0.0.1:\(port)/sandbox",
+                    "--trusted-root-file", root.path,
+                ]
+                let reached = try await StatusPollerProcess.launch(arguments).outcome()
+                #expect(reached.status == 0, "\(reached.stderr)")
+                #expect(reached.stdout == "Apple reached the receiver at 2026-09-21 15:00:00 (Sandbox, attempt 1).\n")
+                asked.withLock { $0 = 0 }
+                result.withLock { $0 = "TIMED_OUT" }
+                let failed = try await StatusPollerProcess.launch(arguments).outcome()
+                #expect(failed.status == 1)
+                #expect(failed.stdout == "Apple could not deliver the test notification at 2026-09-21 15:00:00: TIMED_OUT. Check the URL in App Store Connect, TLS and the receiver's log.\n")
+            }
+        }
+    }
 }
