@@ -47,13 +47,8 @@ struct NotificationsCatchUp: AsyncParsableCommand {
     func run() async throws {
         let settings = try await storeOptions.settings()
         let appStore = try self.appStore.resolve(settings)
-        var serverAPI = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
-        serverAPI.backend = .serverAPI
-        try serverAPI.validate()
-        guard let credentials = try serverAPI.credentials(bundleID: appStore.bundleID) else {
-            throw usageError("the notification history is read with the App Store Server API: give --issuer-id, --key-id and the In-App Purchase key.")
-        }
-        let configuration = try serverAPI.configuration(credentials, appStore: appStore, readHistory: false)
+        let configuration = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
+            .notificationsConfiguration(appStore: appStore, purpose: "the notification history is read")
         let output = try self.output.resolve(settings)
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
         let nowMs = ISO8601.milliseconds(now)

@@ -38,13 +38,8 @@ struct NotificationsTest: AsyncParsableCommand {
     func run() async throws {
         let settings = try await storeOptions.settings()
         let appStore = try self.appStore.resolve(settings)
-        var serverAPI = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
-        serverAPI.backend = .serverAPI
-        try serverAPI.validate()
-        guard let credentials = try serverAPI.credentials(bundleID: appStore.bundleID) else {
-            throw usageError("a test notification is requested with the App Store Server API: give --issuer-id, --key-id and the In-App Purchase key.")
-        }
-        let configuration = try serverAPI.configuration(credentials, appStore: appStore, readHistory: false)
+        let configuration = try self.serverAPI.resolve(settings, allowInsecureHTTP: appStore.allowInsecureHTTP)
+            .notificationsConfiguration(appStore: appStore, purpose: "a test notification is requested")
         let logger = LogSetup.make(level: try self.output.resolve(settings).logLevel)
         let target: AppStoreEnvironment = environment == "production" ? .production : .sandbox
         let line = try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in

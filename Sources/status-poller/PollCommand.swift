@@ -42,12 +42,9 @@ struct PollCommand {
     /// selects them, so one cron line covers a receiver that was down. Skipped without Server API
     /// credentials; a failure is a warning, never the run's end: the poll is the safety net.
     func catchUp(_ database: any PollingDatabase, logger: Logger) async {
-        var settings = serverAPI
-        settings.backend = .serverAPI
-        guard settings.hasCredentials else { return }
+        guard serverAPI.hasCredentials else { return }
         do {
-            guard let credentials = try settings.credentials(bundleID: appStore.bundleID) else { return }
-            let configuration = try settings.configuration(credentials, appStore: appStore, readHistory: false)
+            let configuration = try serverAPI.notificationsConfiguration(appStore: appStore, purpose: "the notification history is read")
             let store = try await database.open()
             let receiver = NotificationReceiver(
                 .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots), inbox: store, logger: logger)

@@ -62,6 +62,18 @@ struct ServerAPISettings {
         }
     }
 
+    /// The Server API's configuration for the notification commands, whatever `--backend` says:
+    /// `purpose` names what needs it in the error when no credentials are given.
+    func notificationsConfiguration(appStore: AppStoreSettings, purpose: String) throws -> ServerAPIConfiguration {
+        var settings = self
+        settings.backend = .serverAPI
+        try settings.validate()
+        guard let credentials = try settings.credentials(bundleID: appStore.bundleID) else {
+            throw usageError("\(purpose) with the App Store Server API: give --issuer-id, --key-id and the In-App Purchase key.")
+        }
+        return try settings.configuration(credentials, appStore: appStore, readHistory: false)
+    }
+
     /// The client's configuration: Apple's root, plus any test roots.
     func configuration(_ credentials: ServerAPICredentials, appStore: AppStoreSettings, readHistory: Bool) throws -> ServerAPIConfiguration {
         var configuration = ServerAPIConfiguration(
