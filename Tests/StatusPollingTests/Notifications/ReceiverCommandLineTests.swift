@@ -34,7 +34,7 @@ import Testing
                 "--app-apple-id", String(NotificationVerificationTests.appAppleID), "--trusted-root-file", rootFile.path, "--log-level", "trace",
             ])
             let port = try await port(of: receiver)
-            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Server.patientClient)
             let poster = Server.Poster(client: client, base: "http://127.0.0.1:\(port)")
             let body = Array(try JSONSerialization.data(withJSONObject: Server.signed(pki, uuid: "n-in-flight")))
             let answered = try await db.withWriteLockHeld { _, release in

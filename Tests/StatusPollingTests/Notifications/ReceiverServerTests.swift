@@ -35,7 +35,7 @@ import Testing
         var quiet = Logger(label: "receiver-server-tests")
         quiet.logLevel = .critical
         return try await ReceiverServer.withRunning(receiver, metrics: metrics, settings: .init(host: "127.0.0.1", port: 0, maxBodyBytes: maxBodyBytes), logger: quiet) { port in
-            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.patientClient)
             do {
                 let result = try await body(Poster(client: client, base: "http://127.0.0.1:\(port)"))
                 try await client.shutdown()
@@ -45,6 +45,15 @@ import Testing
                 throw error
             }
         }
+    }
+
+    /// A client for a machine busy with the rest of the suite (other suites run at the same
+    /// time): as many connections as the tests post at once, and minutes, not seconds, to get one.
+    static var patientClient: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(120), read: .seconds(120))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        return configuration
     }
 
     struct Poster: Sendable {
