@@ -18,7 +18,7 @@ public enum NotificationBody: Sendable {
             guard case .string(let jws) = signed, !jws.isEmpty else { throw NotificationRefusal(.malformed, "signedPayload is not a string") }
             self = .version2(signedPayload: jws)
         } else if object["notification_type"] != nil {
-            self = .version1(try NotificationV1(body: bytes))
+            self = .version1(try NotificationV1(document: document, body: bytes))
         } else {
             throw NotificationRefusal(.malformed, "the body is neither a version 2 (signedPayload) nor a version 1 (notification_type) notification")
         }

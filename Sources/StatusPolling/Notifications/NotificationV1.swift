@@ -21,9 +21,20 @@ public struct NotificationV1: Sendable {
 
     /// Reads a body. Throws ``NotificationRefusal`` when it is not JSON or not a V1 notification.
     public init(body: [UInt8]) throws(NotificationRefusal) {
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(body)
+        } catch {
+            throw NotificationRefusal(.malformed, "the body is not a JSON object")
+        }
+        try self.init(document: document, body: body)
+    }
+
+    /// The body already parsed (`NotificationBody` reads it once to tell the versions apart).
+    init(document: JSONValue, body: [UInt8]) throws(NotificationRefusal) {
         let o: WireObject
         do {
-            o = try WireObject(document: JSONValue.parse(body))
+            o = try WireObject(document: document)
         } catch {
             throw NotificationRefusal(.malformed, "the body is not a JSON object")
         }
