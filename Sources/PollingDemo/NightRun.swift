@@ -36,6 +36,7 @@ public struct NightRun: Sendable {
             let r = worker.report
             total.selected += r.selected
             total.selectedLapsed += r.selectedLapsed
+            total.skippedFresh += r.skippedFresh
             total.verified += r.verified
             total.updated += r.updated
             total.unchanged += r.unchanged

@@ -16,6 +16,7 @@ extension RunReport {
         }
         selected = int("selected")
         selectedLapsed = int("selected_lapsed")
+        skippedFresh = int("skipped_fresh")
         verified = int("verified")
         updated = int("updated")
         unchanged = int("unchanged")

@@ -21,8 +21,8 @@ extension PostgresSubscriptionStore {
     /// A nightly run joins the latest night that started within ``nightSpan`` of its clock and has
     /// rows not done; otherwise it opens a night with the rows due at `nowMs`. Under an advisory
     /// lock, so workers starting together open one night between them.
-    public func joinWork(runID: Int64, selection: RowSelection, nowMs: Int64) async throws -> Int {
-        guard case .nightly(let windows) = selection else { return try await remainingWork(runID: runID) }
+    public func joinWork(runID: Int64, selection: RowSelection, nowMs: Int64) async throws -> JoinedWork {
+        guard case .nightly(let windows) = selection else { return JoinedWork(remaining: try await remainingWork(runID: runID)) }
         return try await transaction { connection, logger in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.nightLockKey))", logger: logger)
             let open = try await connection.query("""
@@ -32,17 +32,21 @@ extension PostgresSubscriptionStore {
                     AND EXISTS (SELECT 1 FROM work_targets t WHERE t.work_id = r.id AND NOT t.done)
                 ORDER BY r.id DESC LIMIT 1
                 """, logger: logger).decode(Int64.self).collect().first
+            var skippedFresh = 0
             if let open {
                 try await connection.query("UPDATE poll_runs SET work_id = \(open) WHERE id = \(runID)", logger: logger)
             } else {
                 try await connection.query("UPDATE poll_runs SET work_id = id WHERE id = \(runID)", logger: logger)
                 let due = Self.nightlyDueIDsSQL(windows, nowMs: nowMs)
-                try await connection.query(
-                    PostgresQuery(unsafeSQL: "INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM (\(due)) AS due"), logger: logger)
+                skippedFresh = try await Self.count(connection, PostgresQuery(unsafeSQL: """
+                    WITH due AS (\(due)),
+                        targets AS (INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM due WHERE NOT fresh)
+                    SELECT count(*) FROM due WHERE fresh
+                    """), logger: logger)
             }
             let remaining = try await Self.count(connection, Self.remainingSQL(workID: open ?? runID), logger: logger)
             try await connection.query("UPDATE poll_runs SET targets = \(remaining) WHERE id = \(runID)", logger: logger)
-            return remaining
+            return JoinedWork(remaining: remaining, skippedFresh: skippedFresh)
         }
     }
 

@@ -4,19 +4,32 @@ import PostgresNIO
 import StatusPolling
 
 extension PostgresSubscriptionStore {
-    /// The nightly selection: a union of index-backed terms, one per window, so finding the due
-    /// rows reads index entries of due rows only (`SelectionWindows.Bounds.selects` states the
-    /// same rule in Swift, row by row). An uploaded receipt makes every row of its user due: a
-    /// receipt lists all of the user's chains, and a sibling row's chain may have changed with it.
+    /// The nightly selection, each row with whether its Apple data is fresh (then the run skips
+    /// it): a union of index-backed terms, one per window, so finding the due rows reads index
+    /// entries of due rows only (`SelectionWindows.Bounds.selects` and `isFresh` state the same
+    /// rule in Swift, row by row). An uploaded receipt makes every row of its user due: a receipt
+    /// lists all of the user's chains, and a sibling row's chain may have changed with it.
     /// Public for the plan test.
     public static func nightlyDueIDsSQL(_ windows: SelectionWindows, nowMs: Int64) -> String {
         let b = windows.bounds(nowMs: nowMs)
-        return """
+        let selected = """
             SELECT id FROM subscriptions WHERE original_transaction_id IS NULL
             UNION SELECT id FROM subscriptions WHERE user_id IN (SELECT user_id FROM subscriptions WHERE receipt_uploaded = 1)
             UNION SELECT id FROM subscriptions WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
             UNION SELECT id FROM subscriptions WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
             UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
+            """
+        guard let freshSince = b.freshSince else { return "SELECT id, false AS fresh FROM (\(selected)) AS selected" }
+        // The fresh rows come from their own partial index, which holds every column the rule reads.
+        return """
+            SELECT selected.id, fresh.id IS NOT NULL AS fresh FROM (\(selected)) AS selected
+            LEFT JOIN (
+                SELECT id FROM subscriptions
+                WHERE apple_state_at >= \(freshSince)
+                    AND (expires_at IS NULL OR expires_at > \(b.nowMs) OR expires_at <= apple_state_at)
+                    AND (grace_period_expires_at IS NULL OR grace_period_expires_at > \(b.nowMs) OR grace_period_expires_at <= apple_state_at)
+                AND receipt_uploaded = 0
+            ) AS fresh ON fresh.id = selected.id
             """
     }
 
@@ -33,17 +46,21 @@ extension PostgresSubscriptionStore {
             """
     }
 
-    public func dueSubscriptionIDs(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> [Int64] {
+    public func dueSelection(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> DueSelection {
         try await read { connection, logger in
             switch selection {
             case .nightly(let windows):
-                let sql = "SELECT id FROM (\(Self.nightlyDueIDsSQL(windows, nowMs: nowMs))) AS due WHERE id > \(cursor) ORDER BY id"
-                return try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int64.self).collect()
+                let sql = "SELECT id, fresh FROM (\(Self.nightlyDueIDsSQL(windows, nowMs: nowMs))) AS due WHERE id > \(cursor) ORDER BY id"
+                var due = DueSelection()
+                for try await (id, fresh) in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode((Int64, Bool).self) {
+                    if fresh { due.skippedFresh += 1 } else { due.ids.append(id) }
+                }
+                return due
             case .backfill(let runID):
-                return try await connection.query("""
+                return DueSelection(ids: try await connection.query("""
                     SELECT t.subscription_id FROM work_targets t JOIN poll_runs r ON t.work_id = r.work_id
                     WHERE r.id = \(runID) AND NOT t.done AND t.subscription_id > \(cursor) ORDER BY t.subscription_id
-                    """, logger: logger).decode(Int64.self).collect()
+                    """, logger: logger).decode(Int64.self).collect())
             }
         }
     }

@@ -226,6 +226,14 @@ enum SQLiteSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v10: rows with fresh Apple data") { db in
+            // The nightly selection skips rows whose Apple data is fresh (`--fresh-within`): those
+            // are found from an index of recorded rows, holding every column the rule reads.
+            try db.execute(sql: """
+                CREATE INDEX subscriptions_fresh ON subscriptions(apple_state_at, expires_at, grace_period_expires_at, receipt_uploaded)
+                    WHERE apple_state_at IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -3,11 +3,12 @@ import GRDB
 import StatusPolling
 
 extension SQLiteSubscriptionStore {
-    /// The ids of a selection. The nightly one is a union of index-backed terms, one per window, so
-    /// that finding the due rows reads index entries of due rows only (`SelectionWindows.Bounds
-    /// .selects` states the same rule in Swift, row by row). An uploaded receipt makes every row of
-    /// its user due: a receipt lists all of the user's chains, and a sibling row's chain (another
-    /// group, enrolled as `discovered`) may have changed with it. Public for the plan test.
+    /// The ids of a selection, each with whether its Apple data is fresh (then the run skips it).
+    /// The nightly one is a union of index-backed terms, one per window, so that finding the due
+    /// rows reads index entries of due rows only (`SelectionWindows.Bounds.selects` states the same
+    /// rule in Swift, row by row). An uploaded receipt makes every row of its user due: a receipt
+    /// lists all of the user's chains, and a sibling row's chain (another group, enrolled as
+    /// `discovered`) may have changed with it. Public for the plan test.
     public static func dueIDsQuery(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) -> SQL {
         switch selection {
         case .nightly(let windows):
@@ -16,21 +17,35 @@ extension SQLiteSubscriptionStore {
             // reason: nightly runs start at 0, and a cursor is applied to the ids afterwards.
             let b = windows.bounds(nowMs: nowMs)
             return """
-                SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
-                    WHERE original_transaction_id IS NULL
-                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_user_id
-                    WHERE user_id IN (SELECT user_id FROM subscriptions INDEXED BY subscriptions_uploaded_user WHERE receipt_uploaded = 1)
-                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_expires_at
-                    WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
-                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_billing_retry
-                    WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
-                UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
-                    WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
-                ORDER BY id
+                SELECT id, \(freshTerm(b)) FROM (
+                    SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
+                        WHERE original_transaction_id IS NULL
+                    UNION SELECT id FROM subscriptions INDEXED BY subscriptions_user_id
+                        WHERE user_id IN (SELECT user_id FROM subscriptions INDEXED BY subscriptions_uploaded_user WHERE receipt_uploaded = 1)
+                    UNION SELECT id FROM subscriptions INDEXED BY subscriptions_expires_at
+                        WHERE expires_at BETWEEN \(b.nearExpiryFrom) AND \(b.nearExpiryTo)
+                    UNION SELECT id FROM subscriptions INDEXED BY subscriptions_billing_retry
+                        WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
+                    UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
+                        WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
+                    ORDER BY id)
                 """
         case .backfill(let runID):
-            return "SELECT subscription_id FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
+            return "SELECT subscription_id, 0 FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
         }
+    }
+
+    /// Whether a selected row is fresh (`SelectionWindows.Bounds.isFresh`): the fresh rows are
+    /// read once from their own index, which holds every column the rule needs.
+    private static func freshTerm(_ b: SelectionWindows.Bounds) -> SQL {
+        guard let freshSince = b.freshSince else { return "0" }
+        return """
+            id IN (SELECT id FROM subscriptions INDEXED BY subscriptions_fresh
+                    WHERE apple_state_at >= \(freshSince)
+                        AND (expires_at IS NULL OR expires_at > \(b.nowMs) OR expires_at <= apple_state_at)
+                        AND (grace_period_expires_at IS NULL OR grace_period_expires_at > \(b.nowMs) OR grace_period_expires_at <= apple_state_at)
+                        AND receipt_uploaded = 0)
+            """
     }
 
     /// The lapsed sweep's term: tonight's expiry ranges, each a search of the `expires_at`
@@ -40,16 +55,22 @@ extension SQLiteSubscriptionStore {
         let turns = ranges.map { "(\($0.lowerBound), \($0.upperBound))" }.joined(separator: ", ")
         return """
 
-                UNION SELECT s.id FROM (VALUES \(sql: turns)) AS turn
-                    JOIN subscriptions AS s INDEXED BY subscriptions_expires_at ON s.expires_at BETWEEN turn.column1 AND turn.column2
-                    WHERE s.is_in_billing_retry = 0
+                    UNION SELECT s.id FROM (VALUES \(sql: turns)) AS turn
+                        JOIN subscriptions AS s INDEXED BY subscriptions_expires_at ON s.expires_at BETWEEN turn.column1 AND turn.column2
+                        WHERE s.is_in_billing_retry = 0
             """
     }
 
-    public func dueSubscriptionIDs(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> [Int64] {
+    public func dueSelection(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> DueSelection {
         let query = Self.dueIDsQuery(selection, nowMs: nowMs, after: cursor)
-        let ids = try await pool.read { db in try Int64.fetchAll(db, SQLRequest<Int64>(literal: query)) }
-        return cursor > 0 ? ids.filter { $0 > cursor } : ids
+        let rows = try await pool.read { db in try Row.fetchAll(db, SQLRequest<Row>(literal: query)) }
+        var due = DueSelection()
+        for row in rows {
+            let id: Int64 = row[0]
+            guard id > cursor else { continue }
+            if row[1] as Bool { due.skippedFresh += 1 } else { due.ids.append(id) }
+        }
+        return due
     }
 
     public func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow] {

@@ -25,7 +25,7 @@ public final class SQLiteSubscriptionStore: PollingStore {
         try Self.mapping(path) { try pool.read { db in try Self.refuseNewerSchema(db, path: path) } }
         try Self.mapping(path) { try migrator.migrate(pool) }
         let now = try pool.read { db in try migrator.appliedIdentifiers(db) }
-        return (SQLiteSubscriptionStore(pool: pool, path: path), now.filter { !applied.contains($0) }.sorted())
+        return (SQLiteSubscriptionStore(pool: pool, path: path), SQLiteSchema.identifiers.filter { now.contains($0) && !applied.contains($0) })
     }
 
     /// Opens an existing, fully migrated database. Never creates one: a typo in `--database` must

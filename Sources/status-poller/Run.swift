@@ -36,6 +36,9 @@ extension StatusPoller {
         @Option(help: ArgumentHelp("Ask each lapsed row every this many days, spread over the nights; 0 turns the sweep off (default: \(Limits.days(LapsedSweep.defaultEvery)))."))
         var lapsedEvery: Int?
 
+        @Option(help: ArgumentHelp("Skip rows whose Apple data was recorded this recently (a notification, an earlier run) unless a receipt was uploaded or their expiry passed since: a duration such as 12h or 90m, or 0 to ask every row in a window (default: \(Limits.hours(SelectionWindows.defaultFreshWithin))h)."))
+        var freshWithin: String?
+
         @Flag(help: "Call Apple and report what would change, but write nothing.")
         var dryRun = false
 
@@ -62,12 +65,13 @@ extension StatusPoller {
             let lapsed = try LapsedSweepSetting.resolve(
                 within: settings.int(lapsedWithin, "lapsed_within", default: Limits.days(LapsedSweep.defaultWithin)),
                 every: settings.int(lapsedEvery, "lapsed_every", default: Limits.days(LapsedSweep.defaultEvery)))
+            let freshWithin = try Self.freshWithin(settings.string(self.freshWithin, "fresh_within"))
             let windows = SelectionWindows(
                 nearExpiryBefore: .milliseconds(Int64(expiredWithinHours * 3_600_000)),
-                nearExpiryAfter: .milliseconds(Int64(expiringWithinHours * 3_600_000)), lapsed: lapsed.sweep)
+                nearExpiryAfter: .milliseconds(Int64(expiringWithinHours * 3_600_000)), lapsed: lapsed.sweep, freshWithin: freshWithin)
             let selection = [
                 "expired_within_hours": String(expiredWithinHours), "expiring_within_hours": String(expiringWithinHours),
-                "lapsed_sweep": lapsed.recorded,
+                "lapsed_sweep": lapsed.recorded, "fresh_within_seconds": String(Int(freshWithin?.totalSeconds ?? 0)),
             ]
             let job = PollJob.Configuration(
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
@@ -77,6 +81,16 @@ extension StatusPoller {
                 database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job,
                 catchesUpFirst: try settings.onOff(notificationHistory, "notification_history", default: .on) == .on
             ).execute()
+        }
+
+        /// `--fresh-within`: a duration, `0` (or `off`) for none, the default when not set.
+        static func freshWithin(_ text: String?) throws -> Duration? {
+            guard let text else { return SelectionWindows.defaultFreshWithin }
+            if ["0", "off"].contains(text.trimmingCharacters(in: .whitespaces)) { return nil }
+            guard let duration = Duration(text: text) else {
+                throw usageError("--fresh-within must be a duration such as 12h or 90m (at most 7 days), or 0 to ask every row, got '\(text)'.")
+            }
+            return duration
         }
     }
 }

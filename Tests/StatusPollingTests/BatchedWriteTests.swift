@@ -114,6 +114,8 @@ import Testing
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_grace_period_expires_at (grace_period_expires_at>?)",
                 // The lapsed sweep: one search of the same index per turn of tonight's.
                 "SEARCH s USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
+                // The fresh rows (`--fresh-within`), once, from an index holding every column of the rule.
+                "SEARCH subscriptions USING COVERING INDEX subscriptions_fresh (apple_state_at>?)",
             ])
             let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
             #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])
@@ -143,15 +145,15 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in
             try String.fetchAll(d, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subscriptions' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         }
         #expect(indexes == [
-            "subscriptions_app_account_token", "subscriptions_billing_retry", "subscriptions_expires_at", "subscriptions_grace_period_expires_at",
-            "subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_user_id",
+            "subscriptions_app_account_token", "subscriptions_billing_retry", "subscriptions_expires_at", "subscriptions_fresh",
+            "subscriptions_grace_period_expires_at", "subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_user_id",
         ])
     }
 }

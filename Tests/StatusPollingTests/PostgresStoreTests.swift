@@ -71,17 +71,17 @@ struct PostgresStoreTests {
         let location = try await PostgresTestServer.createDatabase()
         defer { Task { await PostgresTestServer.dropDatabase(location) } }
         let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
-        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v8: notification history checkpoints")) { try await database.open() }
+        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v9: rows with fresh Apple data")) { try await database.open() }
         #expect(await database.isReplaceableByDemo())
-        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints"])
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints", "v9: rows with fresh Apple data"])
         #expect(try await database.migrate() == [])
         let store = try await database.open()
         try await store.enroll(userID: "a-real-user", receipt: "R")
         try await store.close()
         #expect(await !database.isReplaceableByDemo())
-        try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v9: from the future', 9)")
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v8: notification history checkpoints")) { try await database.open() }
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v9: from the future"], known: "v8: notification history checkpoints")) { try await database.migrate() }
+        try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v10: from the future', 10)")
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v10: from the future"], known: "v9: rows with fresh Apple data")) { try await database.open() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v10: from the future"], known: "v9: rows with fresh Apple data")) { try await database.migrate() }
     }
 
     @Test func theNightlySelectionReadsIndexesOnly() async throws {
@@ -101,7 +101,7 @@ struct PostgresStoreTests {
                 try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: logger).decode(String.self).collect()
             }
             #expect(!explained.contains { $0.contains("Seq Scan") }, "\(explained.joined(separator: "\n"))")
-            for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at"] {
+            for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at", "subscriptions_fresh"] {
                 #expect(explained.contains { $0.contains(index) }, "\(index) unused:\n\(explained.joined(separator: "\n"))")
             }
             // Both `expires_at` terms (near expiry, the lapsed sweep: one search per turn) use the
@@ -130,7 +130,7 @@ struct PostgresStoreTests {
             defer { Task { try? await store.close() } }
             let nowMs: Int64 = 1_800_000_000_000
             let run = try await store.startRun(RunStart(mode: .nightly, nowMs: nowMs, startedAtMs: nowMs, host: "h", pid: 1, options: [:]))
-            #expect(try await store.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: nowMs) == 4000)
+            #expect(try await store.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: nowMs).remaining == 4000)
             // Half the night written.
             try await db.execute("UPDATE work_targets SET done = true WHERE subscription_id <= 50000")
             try await db.execute("ANALYZE subscriptions")
@@ -161,7 +161,7 @@ struct PostgresStoreTests {
         withPassword.path = "/" + location.database
         let migrate = try await StatusPollerProcess.launch(["migrate"], environment: ["STATUS_POLLER_DATABASE": withPassword.string!]).outcome()
         #expect(migrate.status == 0)
-        #expect(migrate.stdout == "applied 8 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload, v5: the lapsed sweep, v6: who brought an answer, and the newer answer wins, v7: App Store Server Notifications, v8: notification history checkpoints\n")
+        #expect(migrate.stdout == "applied 9 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload, v5: the lapsed sweep, v6: who brought an answer, and the newer answer wins, v7: App Store Server Notifications, v8: notification history checkpoints, v9: rows with fresh Apple data\n")
         let runs = try await StatusPollerProcess.launch(["runs", "--database", location.name], environment: ["PGPASSWORD": PostgresTestServer.password]).outcome()
         #expect(runs.status == 0)
         #expect(runs.stdout == "no runs yet in \(location.name)\n")

@@ -32,9 +32,9 @@ struct PostgresWorkerTests {
             let a = try await open(db, worker: "a"), b = try await open(db, worker: "b")
             defer { Task { try? await a.close(); try? await b.close() } }
             let runA = try await start(a, nowMs: t0), runB = try await start(b, nowMs: t0 + 60_000)
-            #expect(try await a.joinWork(runID: runA, selection: .nightly(SelectionWindows()), nowMs: t0) == 30)
+            #expect(try await a.joinWork(runID: runA, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == 30)
             // The second worker joins the night the first opened instead of opening another.
-            #expect(try await b.joinWork(runID: runB, selection: .nightly(SelectionWindows()), nowMs: t0 + 60_000) == 30)
+            #expect(try await b.joinWork(runID: runB, selection: .nightly(SelectionWindows()), nowMs: t0 + 60_000).remaining == 30)
             #expect(try await db.row("SELECT work_id FROM poll_runs WHERE id = \(runB)")?["work_id"] == "\(runA)")
             let first = try await a.lease(runID: runA, limit: 10, after: 0).map(\.id)
             let second = try await b.lease(runID: runB, limit: 10, after: 0).map(\.id)
@@ -61,11 +61,11 @@ struct PostgresWorkerTests {
             let a = try await open(db, worker: "a")
             defer { Task { try? await a.close() } }
             let first = try await start(a, nowMs: t0)
-            #expect(try await a.joinWork(runID: first, selection: .nightly(SelectionWindows()), nowMs: t0) == 3)
+            #expect(try await a.joinWork(runID: first, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == 3)
             let rows = try await a.lease(runID: first, limit: 10, after: 0)
             _ = try await a.write(ResultBatch(rows.map { failure($0.id, run: first) }, checkpoint: (first, 3)))
             let second = try await start(a, nowMs: t0 + 3_600_000)
-            #expect(try await a.joinWork(runID: second, selection: .nightly(SelectionWindows()), nowMs: t0 + 3_600_000) == 3)
+            #expect(try await a.joinWork(runID: second, selection: .nightly(SelectionWindows()), nowMs: t0 + 3_600_000).remaining == 3)
             #expect(try await db.row("SELECT work_id FROM poll_runs WHERE id = \(second)")?["work_id"] == "\(second)")
         }
     }
@@ -78,7 +78,7 @@ struct PostgresWorkerTests {
             let start = RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:])
             let (first, targets) = try await a.startBackfill(start, targets: .userIDs(["u1", "u2", "u3", "u4", "nobody"]))
             #expect(targets == 4)
-            #expect(try await a.joinWork(runID: first, selection: .backfill(runID: first), nowMs: t0) == 4)
+            #expect(try await a.joinWork(runID: first, selection: .backfill(runID: first), nowMs: t0).remaining == 4)
             let leased = try await a.lease(runID: first, limit: 2, after: 0).map(\.id)
             #expect(leased == [2, 3])
             _ = try await a.write(ResultBatch(leased.map { failure($0, run: first) }, checkpoint: (first, 3)))
@@ -87,7 +87,7 @@ struct PostgresWorkerTests {
             #expect(resumable.id == first)
             let second = try await b.resumeBackfill(resumable, start: start)
             #expect(second != first)
-            #expect(try await b.joinWork(runID: second, selection: .backfill(runID: second), nowMs: t0) == 2)
+            #expect(try await b.joinWork(runID: second, selection: .backfill(runID: second), nowMs: t0).remaining == 2)
             #expect(try await b.dueSubscriptionIDs(.backfill(runID: second), nowMs: t0, after: 0) == [4, 5])
             let rest = try await b.lease(runID: second, limit: 10, after: 0).map(\.id)
             #expect(rest == [4, 5])
@@ -178,7 +178,7 @@ struct PostgresWorkerTests {
             _ = try await stranger.joinWork(runID: strangerRun, selection: .nightly(SelectionWindows()), nowMs: t0)
             #expect(try await stranger.lease(runID: strangerRun, limit: 5, after: 0).isEmpty)
             let run = try await start(successor, nowMs: t0)
-            #expect(try await successor.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0) == 5)
+            #expect(try await successor.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == 5)
             #expect(try await successor.lease(runID: run, limit: 5, after: 0).map(\.id) == [1, 2, 3, 4, 5])
         }
     }
@@ -192,13 +192,13 @@ struct PostgresWorkerTests {
             // Each run of "w" dies holding the row; its successor takes it back.
             for attempt in 1...PostgresSubscriptionStore.maximumLeases {
                 let run = try await start(worker, nowMs: t0)
-                #expect(try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0) == (attempt == 1 ? 2 : 1))
+                #expect(try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == (attempt == 1 ? 2 : 1))
                 let leased = try await worker.lease(runID: run, limit: attempt == 1 ? 2 : 1, after: 0).map(\.id)
                 #expect(leased == (attempt == 1 ? [1, 2] : [1]))
                 if attempt == 1 { _ = try await worker.write(ResultBatch([failure(2, run: run)], checkpoint: (run, 2))) }
             }
             let last = try await start(worker, nowMs: t0)
-            #expect(try await worker.joinWork(runID: last, selection: .nightly(SelectionWindows()), nowMs: t0) == 0)
+            #expect(try await worker.joinWork(runID: last, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == 0)
             #expect(try await worker.lease(runID: last, limit: 5, after: 0).isEmpty)
             #expect(try await db.row("SELECT leases, done::text AS done FROM work_targets WHERE subscription_id = 1") == ["leases": "3", "done": "false"])
         }

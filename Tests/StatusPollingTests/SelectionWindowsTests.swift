@@ -49,4 +49,14 @@ import Testing
         #expect(Self.bounds.selects(state, receiptUploaded: uploaded) == tonight, "\(name)")
         #expect(Self.bounds.selectsNowOrLater(state, receiptUploaded: uploaded) == later, "\(name)")
     }
+
+    /// Fresh data skips a row tonight only: a later night asks it again once the data is stale.
+    @Test func freshDataSkipsTonightNotLater() {
+        let state = Self.row { $0.expiresAt = Self.now + 3_600_000 }
+        #expect(!Self.bounds.selects(state, appleStateAtMs: Self.now - 3_600_000))
+        #expect(Self.bounds.selectsNowOrLater(state))
+        #expect(SelectionWindows.defaultFreshWithin == .seconds(12 * 3600))
+        #expect(SelectionWindows(freshWithin: .zero).bounds(nowMs: Self.now).freshSince == nil)
+        #expect(SelectionWindows(freshWithin: nil).bounds(nowMs: Self.now).selects(state, appleStateAtMs: Self.now))
+    }
 }

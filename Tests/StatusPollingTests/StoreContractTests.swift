@@ -134,6 +134,58 @@ import Testing
         }
     }
 
+    /// `--fresh-within`: a row in a window whose Apple data was recorded recently (a notification,
+    /// an earlier run) is skipped and counted, unless a receipt was uploaded since or a moment
+    /// Apple acts on (its expiry, its grace period's end) passed since. The store's SQL and the
+    /// Swift rule agree row by row.
+    @Test(arguments: StoreKind.available) func rowsWithFreshAppleDataAreSkippedAndCounted(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let now = t0 + 100 * day
+            // (name, state, apple_state_at, uploaded, fresh)
+            var rows: [(String, SubscriptionState, Int64?, Bool, Bool)] = []
+            func add(_ name: String, recorded: Int64?, uploaded: Bool = false, fresh: Bool, _ change: (inout SubscriptionState) -> Void) {
+                var state = verified
+                state.originalTransactionID = "otid-\(rows.count)"
+                change(&state)
+                rows.append((name, state, recorded, uploaded, fresh))
+            }
+            let nearExpiry: (inout SubscriptionState) -> Void = { $0.expiresAt = now + 5 * hour }
+            add("renewed by a notification an hour ago", recorded: now - hour, fresh: true, nearExpiry)
+            add("recorded 11 h 59 m ago", recorded: now - 12 * hour + 60_000, fresh: true, nearExpiry)
+            add("recorded 12 h ago exactly", recorded: now - 12 * hour, fresh: true, nearExpiry)
+            add("recorded 12 h and 1 ms ago", recorded: now - 12 * hour - 1, fresh: false, nearExpiry)
+            add("never recorded (before apple_state_at)", recorded: nil, fresh: false, nearExpiry)
+            add("a receipt uploaded since", recorded: now - hour, uploaded: true, fresh: false, nearExpiry)
+            add("expired since it was recorded", recorded: now - 3 * hour, fresh: false) { $0.expiresAt = now - 2 * hour }
+            add("expired before it was recorded", recorded: now - hour, fresh: true) { $0.expiresAt = now - 2 * hour; $0.expirationIntent = 1 }
+            add("expires this very ms", recorded: now - hour, fresh: false) { $0.expiresAt = now }
+            add("in billing retry, told an hour ago", recorded: now - hour, fresh: true) { $0.expiresAt = now - 3 * day; $0.isInBillingRetry = true }
+            add("grace period ended since it was recorded", recorded: now - 3 * hour, fresh: false) {
+                $0.expiresAt = now - 10 * day; $0.isInBillingRetry = true; $0.gracePeriodExpiresAt = now - hour
+            }
+            add("in grace, told an hour ago", recorded: now - hour, fresh: true) {
+                $0.expiresAt = now - 3 * day; $0.isInBillingRetry = true; $0.gracePeriodExpiresAt = now + 3 * day
+            }
+            let windows = SelectionWindows()
+            var expectedIDs: [Int64] = []
+            for (name, state, recorded, uploaded, fresh) in rows {
+                let id = try await db.insert(userID: name, receipt: "receipt of \(name)", state)
+                try await db.execute("UPDATE subscriptions SET apple_state_at = \(recorded.map(String.init) ?? "NULL"), receipt_uploaded = \(uploaded ? 1 : 0) WHERE id = \(id)")
+                #expect(windows.bounds(nowMs: now).selects(state, receiptUploaded: uploaded), "\(name): in a window")
+                #expect(windows.bounds(nowMs: now).isFresh(state, receiptUploaded: uploaded, appleStateAtMs: recorded) == fresh, "\(name)")
+                #expect(windows.bounds(nowMs: now).selects(state, receiptUploaded: uploaded, appleStateAtMs: recorded) == !fresh, "\(name)")
+                if !fresh { expectedIDs.append(id) }
+            }
+            let due = try await db.store.dueSelection(.nightly(windows), nowMs: now, after: 0)
+            #expect(due == DueSelection(ids: expectedIDs, skippedFresh: 6))
+            // `--fresh-within 0`: every row in a window.
+            #expect(try await db.store.dueSelection(.nightly(SelectionWindows(freshWithin: nil)), nowMs: now, after: 0) == DueSelection(ids: Array(1...12)))
+            // A shorter `--fresh-within 2h`: only the four recorded an hour ago, not uploaded, are fresh.
+            let short = SelectionWindows(freshWithin: .seconds(2 * 3600))
+            #expect(try await db.store.dueSelection(.nightly(short), nowMs: now, after: 0).skippedFresh == 4)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func selectionResumesAfterACursorAndReadsRowsByID(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             for index in 0..<25 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }

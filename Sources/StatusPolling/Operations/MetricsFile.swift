@@ -36,6 +36,8 @@ public enum MetricsFile {
         }
         registry.makeGauge(name: "status_poller_run_selected_lapsed", labels: m, help: "Lapsed subscriptions the last run asked about on their turn in the lapsed sweep.")
             .set(Double(report.selectedLapsed))
+        registry.makeGauge(name: "status_poller_run_skipped_fresh", labels: m, help: "Subscriptions in a window the last run left out because their Apple data was fresh.")
+            .set(Double(report.skippedFresh))
         registry.makeGauge(name: "status_poller_run_requests", labels: m, help: "Requests sent to the App Store in the last run.").set(Double(report.requests))
         registry.makeGauge(name: "status_poller_run_retries", labels: m, help: "Retries in the last run.").set(Double(report.retries))
 

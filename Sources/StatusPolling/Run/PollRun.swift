@@ -146,6 +146,7 @@ public struct PollRun: Sendable {
         do {
             var rows = try await SelectionCursor.open(store: store, configuration: configuration)
             let total = rows.total
+            report.skippedFresh = rows.skippedFresh
             try await withThrowingTaskGroup(of: Event.self) { group in
                 let stop = self.stop
                 let grace = configuration.stopGrace

@@ -14,6 +14,7 @@ extension RunReport {
         let clock = Date(timeIntervalSince1970: Double(nowMs) / 1000).formatted(.iso8601)
         lines.append("status-poller run at \(clock)\(dryRun ? " (dry run: nothing written)" : "")")
         lines.append(Self.row("selected", "\(selected)" + (selectedLapsed > 0 ? "  (\(selectedLapsed) lapsed, on their turn in the sweep)" : "")))
+        if skippedFresh > 0 { lines.append(Self.row("skipped (fresh)", "\(skippedFresh)  (Apple's data recorded recently, by notification or run)")) }
         lines.append(Self.row("verified", "\(verified)  (updated \(updated), unchanged \(unchanged))"))
         if discovered > 0 { lines.append(Self.row("discovered", "\(discovered)  (other subscriptions in new receipts, enrolled as rows of the same user)")) }
         if superseded > 0 { lines.append(Self.row("superseded", "\(superseded)  (receipt replaced during the run; next run verifies it)")) }

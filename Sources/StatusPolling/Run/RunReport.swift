@@ -9,6 +9,9 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var selected = 0
     /// Of those, rows selected only because it was their turn in the lapsed sweep.
     public var selectedLapsed = 0
+    /// Rows in a window not asked about because their Apple data is fresh (a notification, or a
+    /// run, recorded it within `--fresh-within`, and nothing Apple schedules has passed since).
+    public var skippedFresh = 0
     /// Rows Apple answered for and whose answer was accepted (written, or would be in a dry run).
     public var verified = 0
     /// Verified rows whose contract columns changed.
@@ -46,7 +49,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var checkpoint: Int64 = 0
 
     enum CodingKeys: String, CodingKey {
-        case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", verified, updated, unchanged, superseded, discovered
+        case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", skippedFresh = "skipped_fresh", verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint
@@ -58,6 +61,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(dryRun, forKey: .dryRun)
         try c.encode(selected, forKey: .selected)
         try c.encode(selectedLapsed, forKey: .selectedLapsed)
+        try c.encode(skippedFresh, forKey: .skippedFresh)
         try c.encode(verified, forKey: .verified)
         try c.encode(updated, forKey: .updated)
         try c.encode(unchanged, forKey: .unchanged)

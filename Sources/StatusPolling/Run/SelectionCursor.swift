@@ -21,6 +21,8 @@ struct SelectionCursor {
 
     /// Rows in the selection when the run started (a leasing store: the run's work not done yet).
     let total: Int
+    /// Rows of the windows left out as fresh (``DueSelection/skippedFresh``).
+    let skippedFresh: Int
 
     /// How often a worker with nothing free to lease looks again while others hold the rest.
     static let peerPollInterval: Duration = .seconds(1)
@@ -28,20 +30,22 @@ struct SelectionCursor {
     static func open(store: any SubscriptionStore, configuration: PollRun.Configuration) async throws -> SelectionCursor {
         let pageSize = max(configuration.pageSize, 1)
         if case .leased(let leasing) = store.rowSharing, let runID = configuration.runID, !configuration.dryRun {
-            let remaining = try await leasing.joinWork(runID: runID, selection: configuration.selection, nowMs: configuration.nowMs)
+            let work = try await leasing.joinWork(runID: runID, selection: configuration.selection, nowMs: configuration.nowMs)
             // A lease covers a few rounds of the concurrency, not a whole page: small nights spread
             // over the workers, and a worker that dies strands few rows until their leases expire.
             let leasePage = min(pageSize, max(16, configuration.concurrency * 4))
-            return SelectionCursor(source: .leased(store: leasing, runID: runID, leasedAt: .now), pageSize: leasePage, total: remaining)
+            return SelectionCursor(
+                source: .leased(store: leasing, runID: runID, leasedAt: .now), pageSize: leasePage, total: work.remaining, skippedFresh: work.skippedFresh)
         }
-        let ids = try await store.dueSubscriptionIDs(configuration.selection, nowMs: configuration.nowMs, after: configuration.resumeAfter)
-        return SelectionCursor(source: .listed(store: store, ids: ids, nextPage: 0), pageSize: pageSize, total: ids.count)
+        let due = try await store.dueSelection(configuration.selection, nowMs: configuration.nowMs, after: configuration.resumeAfter)
+        return SelectionCursor(source: .listed(store: store, ids: due.ids, nextPage: 0), pageSize: pageSize, total: due.ids.count, skippedFresh: due.skippedFresh)
     }
 
-    private init(source: Source, pageSize: Int, total: Int) {
+    private init(source: Source, pageSize: Int, total: Int, skippedFresh: Int) {
         self.source = source
         self.pageSize = pageSize
         self.total = total
+        self.skippedFresh = skippedFresh
     }
 
     /// The next row, nil when none is left (a leasing store: none is free now).

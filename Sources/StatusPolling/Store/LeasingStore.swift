@@ -10,8 +10,9 @@ public protocol LeasingStore: SubscriptionStore {
 
     /// Joins the run to its shared work and returns how many of its rows are not done yet. A
     /// nightly run joins the night other workers are working on, or opens one with the rows due
-    /// at `nowMs`; a backfill's run works on that backfill's targets.
-    func joinWork(runID: Int64, selection: RowSelection, nowMs: Int64) async throws -> Int
+    /// at `nowMs` (and then says how many it left out as fresh); a backfill's run works on that
+    /// backfill's targets.
+    func joinWork(runID: Int64, selection: RowSelection, nowMs: Int64) async throws -> JoinedWork
 
     /// Rows of the run's work not done yet, leased or not.
     func remainingWork(runID: Int64) async throws -> Int

@@ -1,7 +1,9 @@
 /// Which rows a nightly run sends to Apple, relative to the run's clock: never verified, a receipt
 /// newly uploaded by the web service, near expiry, in billing retry, in or just out of a grace
 /// period, and lapsed ones on their turn in the lapsed sweep. Everything else (an active
-/// subscription far from expiry, one lapsed longer than the sweep reaches) is left alone.
+/// subscription far from expiry, one lapsed longer than the sweep reaches) is left alone, and so is
+/// a row in a window whose Apple data is fresh (``freshWithin``): a notification or an earlier run
+/// told it, and nothing Apple schedules (an expiry, a grace period's end) has passed since.
 public struct SelectionWindows: Sendable, Equatable {
     /// Rows that expired at most this long ago…
     public var nearExpiryBefore: Duration
@@ -14,6 +16,10 @@ public struct SelectionWindows: Sendable, Equatable {
     public var graceEndedWithin: Duration
     /// Lapsed rows, asked again on a spread schedule; nil turns the sweep off.
     public var lapsed: LapsedSweep?
+    /// A row whose Apple data was recorded at most this long ago is not asked again, unless a
+    /// receipt was uploaded since or its expiry or grace period's end passed since (`--fresh-within`);
+    /// nil asks every row in a window.
+    public var freshWithin: Duration?
 
     /// How long Apple retries a failed renewal: the App Store "attempts to collect payment for up
     /// to 60 days" (Apple, *Reducing Involuntary Subscriber Churn*; `shared/reference/insights.md`),
@@ -27,43 +33,66 @@ public struct SelectionWindows: Sendable, Equatable {
     /// The near-expiry window unless configured (`--expired-within-hours`, `--expiring-within-hours`).
     public static let defaultNearExpiryBefore: Duration = .seconds(48 * 3600)
     public static let defaultNearExpiryAfter: Duration = .seconds(24 * 3600)
+    /// Half a night: a nightly cron never skips the rows its previous night verified, while the
+    /// rows a notification brought today are not asked again.
+    public static let defaultFreshWithin: Duration = .seconds(12 * 3600)
 
     public init(
         nearExpiryBefore: Duration = Self.defaultNearExpiryBefore, nearExpiryAfter: Duration = Self.defaultNearExpiryAfter,
         billingRetryPastExpiry: Duration = Self.appleBillingRetryPeriod + Self.billingRetryEndMargin,
-        graceEndedWithin: Duration = .seconds(24 * 3600), lapsed: LapsedSweep? = LapsedSweep()
+        graceEndedWithin: Duration = .seconds(24 * 3600), lapsed: LapsedSweep? = LapsedSweep(),
+        freshWithin: Duration? = Self.defaultFreshWithin
     ) {
         self.nearExpiryBefore = nearExpiryBefore
         self.nearExpiryAfter = nearExpiryAfter
         self.billingRetryPastExpiry = billingRetryPastExpiry
         self.graceEndedWithin = graceEndedWithin
         self.lapsed = lapsed
+        self.freshWithin = freshWithin
     }
 
     /// The bounds in milliseconds for a run at `nowMs`, as the store's query uses them.
     public func bounds(nowMs: Int64) -> Bounds {
         Bounds(
+            nowMs: nowMs,
             nearExpiryFrom: nowMs - nearExpiryBefore.milliseconds,
             nearExpiryTo: nowMs + nearExpiryAfter.milliseconds,
             billingRetryExpiredSince: nowMs - billingRetryPastExpiry.milliseconds,
             graceEndedSince: nowMs - graceEndedWithin.milliseconds,
-            lapsed: lapsed?.night(nowMs: nowMs))
+            lapsed: lapsed?.night(nowMs: nowMs),
+            freshSince: freshWithin.flatMap { $0 > .zero ? nowMs - $0.milliseconds : nil })
     }
 
     /// The selection as absolute times (ms since 1970), inclusive.
     public struct Bounds: Sendable, Equatable {
+        /// The run's clock.
+        public var nowMs: Int64
         public var nearExpiryFrom: Int64
         public var nearExpiryTo: Int64
         public var billingRetryExpiredSince: Int64
         public var graceEndedSince: Int64
         /// Tonight's turns of the lapsed sweep; nil when it is off.
         public var lapsed: LapsedSweep.Night?
+        /// Apple data recorded at or after this is fresh; nil when nothing is.
+        public var freshSince: Int64?
 
         /// Whether a row with `state` is selected: the same rule as the store's SQL, row by row,
         /// for tests and for stores that cannot filter. (The stores also select every row of a
         /// user who has a row with an uploaded receipt, which one row's state cannot tell.)
-        public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
+        public func selects(_ state: SubscriptionState, receiptUploaded: Bool = false, appleStateAtMs: Int64? = nil) -> Bool {
             selects(state, receiptUploaded: receiptUploaded, orLater: false)
+                && !isFresh(state, receiptUploaded: receiptUploaded, appleStateAtMs: appleStateAtMs)
+        }
+
+        /// Whether the row's Apple data is fresh enough to skip it tonight (the run report's
+        /// `skipped_fresh`): recorded since ``freshSince``, no receipt uploaded since, and no moment
+        /// Apple acts on (the expiry: a renewal or a billing failure; the grace period's end)
+        /// between then and now. Something unscheduled (a refund, a recovery, a cancellation)
+        /// reaches a fresh row by notification; a row that never had an answer is never fresh.
+        public func isFresh(_ state: SubscriptionState, receiptUploaded: Bool, appleStateAtMs: Int64?) -> Bool {
+            guard let freshSince, let recorded = appleStateAtMs, recorded >= freshSince, !receiptUploaded else { return false }
+            func passedSince(_ moment: Int64?) -> Bool { moment.map { $0 <= nowMs && $0 > recorded } ?? false }
+            return !passedSince(state.expiresAt) && !passedSince(state.gracePeriodExpiresAt)
         }
 
         /// Whether tonight selects the row only because it is its turn in the lapsed sweep (the
@@ -76,8 +105,8 @@ public struct SelectionWindows: Sendable, Equatable {
         }
 
         /// Whether the night of these bounds or a later one selects a row whose columns stay as
-        /// they are: every window moves forward with the clock, so only their lower ends matter.
-        /// False means the poller has stopped watching the row.
+        /// they are: every window moves forward with the clock, so only their lower ends matter,
+        /// and fresh data goes stale. False means the poller has stopped watching the row.
         public func selectsNowOrLater(_ state: SubscriptionState, receiptUploaded: Bool = false) -> Bool {
             selects(state, receiptUploaded: receiptUploaded, orLater: true)
         }

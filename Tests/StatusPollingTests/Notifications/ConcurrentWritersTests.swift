@@ -50,8 +50,9 @@ import Testing
                 }
                 let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
                 return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
+                    // Every row in a window is asked, fresh or not: the older notifications must meet a poll.
                     let job = PollJob.Configuration(
-                        selection: .nightly(SelectionWindows()), bundleID: AppleJSON.bundleID, nowMs: Self.night, concurrency: 4,
+                        selection: .nightly(SelectionWindows(freshWithin: nil)), bundleID: AppleJSON.bundleID, nowMs: Self.night, concurrency: 4,
                         handlesSignals: false, showsProgress: false)
                     let database = db.database(worker: "night")
                     async let run = PollJob(configuration: job, database: database, source: client, logger: logger).run()
