@@ -12,6 +12,8 @@ public final class AppStoreSimulator: Sendable {
     /// The In-App Purchase key the Server API expects bearer tokens to be signed with.
     public let serverAPIKey: SimulatedInAppPurchaseKey
     let state: Mutex<State>
+    /// The notifications it posts, once ``sendNotifications(version:faults:)`` turned them on.
+    let outbox = Mutex<NotificationOutbox?>(nil)
 
     struct State {
         var clockMs: Int64

@@ -96,7 +96,7 @@ public enum SimulatorServer {
             try await respond(simulator, .sandbox, request, log: requestLog)
         }
         addServerAPIRoutes(router, simulator)
-        addNotificationHistoryRoutes(router)
+        addNotificationHistoryRoutes(router, simulator)
         addAdminRoutes(router, simulator)
         return router
     }
