@@ -110,6 +110,7 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 "AppStoreSimulator",
+                "ReceiverServer",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -25,6 +25,8 @@ extension Demo.Night {
             + " locked-out \(n(check.lockedOut, 3))"
             + "  truth: \(verdict)"
             + (workers.isEmpty ? "" : "  by worker " + workers.map { String($0.report.verified) }.joined(separator: "/"))
+            + (notifications.posted + notifications.lost == 0 ? "" : "  notified \(notifications.delivered)/\(notifications.posted + notifications.lost) fresh \(report.skippedFresh)")
+            + (catchUpRequests == 0 ? "" : " history \(catchUpRequests)")
     }
 }
 
@@ -54,11 +56,15 @@ extension Demo.Outcome {
         lines.append("Paying users locked out (Apple entitles them, their row does not): \(final.lockedOut) after the last night; \(lockedOut.formatted()) row-nights in all")
         lines.append("  (a failed verification keeps a row as it was; a comeback outside the app waits for the row's next turn).")
         lines.append(comebacks.summary)
+        lines.append(lag.summary)
         let check = final
         let agreeing = check.rows - Set(check.disagreements.map(\.subscriptionID)).count
         lines.append("")
         lines.append("Truth check after the final, fault-free night: \(agreeing.formatted()) / \(check.rows.formatted()) subscriptions agree")
         lines.append("  (\(check.verifiedTonight.formatted()) verified tonight and equal to the App Store now; \(check.untouched.formatted()) not due tonight and equal to it at their last verification; \(check.current.formatted()) equal to it now).")
+        if check.notified != nil {
+            lines.append("With notifications every row must equal the App Store now: \(check.current.formatted()) do; \(check.failedTonight.formatted()) failed tonight and kept their columns; \(check.awaitingApple.formatted()) wait for what V1 cannot tell (a notification not delivered yet, a renewal preference it cannot date) and their next poll.")
+        }
         lines.append("Rows that differ from the App Store now and that no later night will select (the poller stopped watching them): \(check.unwatched.count)")
         for row in check.unwatched.prefix(20) { lines.append("  \(row)") }
         if check.unwatched.count > 20 { lines.append("  … and \(check.unwatched.count - 20) more") }
@@ -71,6 +77,50 @@ extension Demo.Outcome {
             if all.count > 50 { lines.append("  … and \(all.count - 50) more") }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension EntitlementLag {
+    /// p50, p95 and max of the lags, all events and refunds and recoveries apart.
+    public var summary: String {
+        func line(_ name: String, _ lags: [Int64]) -> String {
+            guard let p = Self.percentiles(lags) else { return "  \(name): none" }
+            return "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(String(lags.count).leftPadded(to: 6))  p50 \(Self.text(p.p50))  p95 \(Self.text(p.p95))  max \(Self.text(p.max))"
+        }
+        return (["Entitlement lag (simulated time from each App Store event until its row reflected it):",
+            line("all events", all), line("refunds", refunds), line("recoveries", recoveries)]
+            + (unreflected > 0 ? ["  \(unreflected) events not reflected by the last night (their rows' next window is later)"] : []))
+            .joined(separator: "\n")
+    }
+
+    /// A duration of simulated time, in the unit that reads best.
+    static func text(_ ms: Int64) -> String {
+        switch ms {
+        case ..<60_000: String(format: "%.0f s", Double(ms) / 1000)
+        case ..<3_600_000: String(format: "%.0f min", Double(ms) / 60_000)
+        case ..<172_800_000: String(format: "%.1f h", Double(ms) / 3_600_000)
+        default: String(format: "%.1f d", Double(ms) / 86_400_000)
+        }
+    }
+}
+
+extension Demo {
+    /// Polling only beside notifications, for the same seed: what a night costs and how fresh rows are.
+    public static func comparison(polling: Outcome, notified: Outcome) -> String {
+        func perNight(_ outcome: Outcome) -> Double {
+            Double(outcome.nights.map(\.appleRequests).reduce(0, +)) / Double(max(1, outcome.nights.count))
+        }
+        func p95(_ lags: [Int64]) -> String { EntitlementLag.percentiles(lags).map { EntitlementLag.text($0.p95) } ?? "–" }
+        let a = perNight(polling), b = perNight(notified)
+        return [
+            "",
+            "Polling only vs with notifications (same seed):",
+            "  Apple requests per night     \(String(format: "%8.0f", a))  \(String(format: "%8.0f", b))  (\(String(format: "%.2f", b / max(a, 1)))×)",
+            "  lag p95, all events          \(p95(polling.lag.all).leftPadded(to: 8))  \(p95(notified.lag.all).leftPadded(to: 8))",
+            "  lag p95, refunds             \(p95(polling.lag.refunds).leftPadded(to: 8))  \(p95(notified.lag.refunds).leftPadded(to: 8))",
+            "  lag p95, recoveries          \(p95(polling.lag.recoveries).leftPadded(to: 8))  \(p95(notified.lag.recoveries).leftPadded(to: 8))",
+            "  truth                        \((polling.passed ? "agrees" : "DISAGREES").leftPadded(to: 8))  \((notified.passed ? "agrees" : "DISAGREES").leftPadded(to: 8))",
+        ].joined(separator: "\n")
     }
 }
 

@@ -19,6 +19,12 @@ public enum Demo {
         public var check: TruthCheck
         /// With worker processes, each one's report (their sum is `report`); empty in process.
         public var workers: [NightRun.Worker]
+        /// With notifications: the simulator's tries since the night before, and the requests of
+        /// the run's catch-up from Apple's history (V2).
+        public var notifications = NotificationPusher.Statistics()
+        public var catchUpRequests = 0
+        /// Requests to Apple: the poll's and the catch-up's.
+        public var appleRequests: Int { report.requests + catchUpRequests }
     }
 
     /// The whole demo.
@@ -29,6 +35,8 @@ public enum Demo {
         /// Rows by entitlement state at the final night's clock.
         public var states: [EntitlementState: Int]
         public var simulator: SimulatorStatistics
+        /// How long the App Store's events took to reach their rows.
+        public var lag: EntitlementLag
         public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
         public var final: TruthCheck { nights.last!.check }
         /// Whether the demo passed: every row agreed after every night, and after the last one no
@@ -80,49 +88,116 @@ public enum Demo {
         let idByUser = Dictionary(uniqueKeysWithValues: zip(population.subscribers.map(\.userID), ids))
 
         return try await SimulatorServer.withRunning(simulator) { endpoints in
-            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource in
-                var nights: [Night] = []
-                var comebacks = ComebackWatch()
-                var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
-                var previousClock = enrolledAt
-                for number in 1...(configuration.nights + 1) {
-                    let clock = configuration.clock(night: number)
-                    let faulty = number <= configuration.nights
-                    if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
-                    comebacks.note(population, rows: before, after: previousClock, through: clock)
-                    let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
-                    simulator.setClock(clock)
-                    let run: NightRun
-                    if let workers {
-                        run = try await workers.play(NightRequest(number: number, clockMs: clock, configuration: configuration, endpoints: endpoints, simulator: simulator))
-                    } else {
-                        let job = PollJob(
-                            configuration: .init(
-                                selection: .nightly(configuration.windows), bundleID: population.configuration.bundleID, nowMs: clock,
-                                concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
-                                handlesSignals: false, showsProgress: false),
-                            database: database, source: try makeSource(), logger: logger)
-                        let outcome = await job.run()
-                        guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
-                        run = NightRun(report: report, exitCode: outcome.exitCode)
-                    }
-                    let (check, after) = try await TruthCheck.run(
-                        store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
-                        windows: configuration.windows)
-                    comebacks.look(at: after, clockMs: clock)
-                    let night = Night(
-                        number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
-                        workers: run.workers)
-                    progress(night)
-                    nights.append(night)
-                    before = after
-                    previousClock = clock
+            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource, makeServerAPI in
+                guard configuration.notifications else {
+                    return try await playNights(
+                        configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
+                        endpoints: endpoints, makeSource: makeSource, makeServerAPI: nil, notifications: nil, enrolledAt: enrolledAt, idByUser: idByUser,
+                        progress: progress)
                 }
-                var states: [EntitlementState: Int] = [:]
-                for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
-                return Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics)
+                simulator.setClock(enrolledAt)
+                return try await NotificationPlay.withRunning(configuration, simulator: simulator, store: store, fromMs: enrolledAt, logger: logger) { play in
+                    try await playNights(
+                        configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
+                        endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, enrolledAt: enrolledAt,
+                        idByUser: idByUser, progress: progress)
+                }
             }
         }
+    }
+
+    /// The nights themselves: the day's notifications (when on), uploads, the run (its catch-up
+    /// first), and the check against the truth.
+    private static func playNights(
+        _ configuration: DemoConfiguration, population: Population, simulator: AppStoreSimulator, store: any PollingStore,
+        database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)?, endpoints: SimulatorServer.Endpoints,
+        makeSource: () throws -> any SubscriptionStatusSource, makeServerAPI: (() -> ServerAPIClient)?, notifications: NotificationPlay?,
+        enrolledAt: Int64, idByUser: [String: Int64], progress: @Sendable (Night) -> Void
+    ) async throws -> Outcome {
+        let firstNight = configuration.clock(night: 1)
+        var nights: [Night] = []
+        var comebacks = ComebackWatch()
+        var lag = EntitlementLag()
+        var before = try await TruthCheck.run(store: store, population: population, clockMs: firstNight, before: [:]).1
+        var previousClock = enrolledAt
+        for number in 1...(configuration.nights + 1) {
+            let clock = configuration.clock(night: number)
+            let faulty = number <= configuration.nights
+            if !faulty { simulator.setFaults(FaultConfiguration(latency: configuration.latency)) }
+            comebacks.note(population, rows: before, after: previousClock, through: clock)
+            lag.happened(population.lifecycleEvents(after: previousClock, through: clock))
+            var delivered = NotificationPusher.Statistics()
+            var catchUpRequests = 0
+            var windows = configuration.windows
+            if let notifications {
+                delivered = await notifications.deliver(through: clock)
+                try await reflectNotifications(store, since: previousClock, into: &lag)
+            }
+            let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
+            simulator.setClock(clock)
+            if let notifications, let makeServerAPI {
+                (catchUpRequests, windows.coveredFrom) = await notifications.catchUp(makeServerAPI(), store: store, nowMs: clock, logger: logger)
+                try await reflectNotifications(store, since: clock, into: &lag)
+            }
+            let run: NightRun
+            if let workers {
+                run = try await workers.play(NightRequest(number: number, clockMs: clock, configuration: configuration, endpoints: endpoints, simulator: simulator))
+            } else {
+                let job = PollJob(
+                    configuration: .init(
+                        selection: .nightly(windows), bundleID: population.configuration.bundleID, nowMs: clock,
+                        concurrency: configuration.concurrency, recordedOptions: ["demo_night": String(number)],
+                        handlesSignals: false, showsProgress: false),
+                    database: database, source: try makeSource(), logger: logger)
+                let outcome = await job.run()
+                guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
+                run = NightRun(report: report, exitCode: outcome.exitCode)
+            }
+            let notified = notifications.map { _ in TruthCheck.Notified(awaitingApple: awaitingApple(simulator, clockMs: clock)) }
+            let (check, after) = try await TruthCheck.run(
+                store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
+                windows: configuration.windows, notified: notified)
+            for chain in check.verifiedChains { lag.reflected(chain, asOfMs: clock, atMs: clock) }
+            comebacks.look(at: after, clockMs: clock)
+            var night = Night(
+                number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
+                workers: run.workers)
+            night.notifications = delivered
+            night.catchUpRequests = catchUpRequests
+            progress(night)
+            nights.append(night)
+            before = after
+            previousClock = clock
+        }
+        var states: [EntitlementState: Int] = [:]
+        for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
+        return Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics, lag: lag)
+    }
+
+    /// The notifications the store recorded since `sinceMs`: each brought its row Apple's data as
+    /// of its instant, when it was received (a stale or duplicate one: earlier still).
+    static func reflectNotifications(_ store: any PollingStore, since sinceMs: Int64, into lag: inout EntitlementLag) async throws {
+        let reached: Set<String> = ["applied", "unchanged", "duplicate", "stale"]
+        for notification in try await store.notifications(NotificationQuery(sinceMs: sinceMs, limit: 1_000_000)) {
+            guard reached.contains(notification.outcome), let chain = notification.originalTransactionID else { continue }
+            lag.reflected(chain, asOfMs: notification.appleStateAtMs, atMs: notification.receivedAtMs)
+        }
+    }
+
+    /// V1 chains whose row may rightly hold older data tonight: a notification Apple has not
+    /// delivered (V1 has no history to catch up from), or a renewal preference changed since the
+    /// chain's last charge (V1's DID_CHANGE_RENEWAL_PREF carries no date, so it cannot be placed
+    /// after the last poll; the poll of the row's next window brings it).
+    static func awaitingApple(_ simulator: AppStoreSimulator, clockMs: Int64) -> Set<String> {
+        var chains = Set<String>()
+        for record in simulator.notificationRecords where record.version == 1 {
+            guard let event = record.event else { continue }
+            if !record.delivered { chains.insert(event.originalTransactionID) }
+            guard event.kind == .downgraded else { continue }
+            let chain = simulator.population.subscribers[event.subscriberIndex].chains.first { $0.originalTransactionID == event.originalTransactionID }
+            if chain?.transactions.contains(where: { $0.purchaseMs > event.atMs && $0.purchaseMs <= clockMs }) != true { chains.insert(event.originalTransactionID) }
+        }
+        return chains
     }
 
     /// The app uploads a new receipt when the user buys in it (a resubscription, an upgrade); the

@@ -33,6 +33,14 @@ public struct DemoConfiguration: Sendable {
     /// The population's rates, `NAME=VALUE` as `simulate --rate` takes them (e.g.
     /// `resubscribe_outside_app=1`: no purchase after the first uploads a receipt).
     public var rates: [String] = []
+    /// App Store Server Notifications on: V1 with verifyReceipt, V2 (and the history catch-up)
+    /// with the Server API; every row is then checked against the App Store now.
+    public var notifications = false
+    /// How deliveries go wrong: a few lost (retried on Apple's schedule), duplicated, delayed.
+    public var notificationFaults = NotificationFaults(lost: 0.01, duplicated: 0.02, delayed: 0.02, maxDelayMs: 10 * 60_000)
+    /// Nights (1-based, inclusive) from the night before the first through the last of which the
+    /// receiver is down: Apple's tries then fail, and the runs catch up from the history.
+    public var receiverDownNights: ClosedRange<Int>?
 
     public init(
         subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,

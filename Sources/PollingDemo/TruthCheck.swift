@@ -11,7 +11,20 @@ import StatusPolling
 /// the row again. A row that differs from the truth now and that no later night will select (the
 /// windows move forward, the row's columns stay) is one the poller has silently stopped watching:
 /// those are counted apart, in ``unwatched``, and the demo fails on them.
+///
+/// With notifications (``Notified``) the promise is stronger: every row equals the App Store *now*,
+/// whether or not tonight's run asked about it; only a row whose verification failed tonight, or
+/// whose chain has a V1 notification Apple has not delivered (V1 has no history to catch up
+/// from), is exempt.
 public struct TruthCheck: Sendable {
+    /// What the check needs to know when notifications are on.
+    public struct Notified: Sendable {
+        /// Chains with a notification Apple has not delivered yet and no history serves.
+        public var awaitingApple: Set<String>
+
+        public init(awaitingApple: Set<String> = []) { self.awaitingApple = awaitingApple }
+    }
+
     /// One row that does not hold what it should.
     public struct Disagreement: Sendable, CustomStringConvertible {
         public var subscriptionID: Int64
@@ -41,6 +54,12 @@ public struct TruthCheck: Sendable {
     /// row must hold Apple's latest. The Server API returns none, and the row keeps the one uploaded.
     public var receiptsFromBackend = true
 
+    /// Rows that differ from the App Store now while Apple still owes their V1 notification.
+    public var awaitingApple = 0
+    /// Chains verified tonight (the entitlement lag's polls).
+    public var verifiedChains: [String] = []
+    var notified: Notified?
+
     /// The bounds of the next night's selection, for ``unwatched``.
     var nextNight: SelectionWindows.Bounds
 
@@ -53,10 +72,11 @@ public struct TruthCheck: Sendable {
     /// run; `windows` are the nightly selection's.
     public static func run(
         store: any SubscriberDirectory, population: Population, clockMs: Int64, before: [Int64: SubscriptionState], receiptsFromBackend: Bool = true,
-        windows: SelectionWindows = SelectionWindows()
+        windows: SelectionWindows = SelectionWindows(), notified: Notified? = nil
     ) async throws -> (TruthCheck, [Int64: SubscriptionState]) {
         var check = TruthCheck(clockMs: clockMs, windows: windows)
         check.receiptsFromBackend = receiptsFromBackend
+        check.notified = notified
         var after: [Int64: SubscriptionState] = [:]
         var cursor: Int64 = 0
         while true {
@@ -87,6 +107,7 @@ public struct TruthCheck: Sendable {
 
         if bookkeeping.lastVerifiedAt == clockMs {
             verifiedTonight += 1
+            if let chain = row.state.originalTransactionID { verifiedChains.append(chain) }
             guard let truthNow, let stateNow else { return disagree("verified, but the simulator has no subscription for it") }
             let differences = Self.differences(row.state, stateNow)
             if !differences.isEmpty { disagree("verified tonight but " + differences.joined(separator: ", ")) }
@@ -98,6 +119,11 @@ public struct TruthCheck: Sendable {
             failedTonight += 1
         } else {
             untouched += 1
+        }
+        if let notified {
+            guard bookkeeping.lastAttemptAt != clockMs, let stateNow, stateNow != row.state else { return }
+            if let chain = row.state.originalTransactionID, notified.awaitingApple.contains(chain) { return awaitingApple += 1 }
+            return disagree("differs from the App Store now: " + Self.differences(row.state, stateNow).joined(separator: ", "))
         }
         if let before, before != row.state {
             disagree("not verified tonight, yet its columns changed: " + Self.differences(row.state, before).joined(separator: ", "))

@@ -243,12 +243,10 @@ enum PostgresSchema {
             """,
         ]),
         Migration(identifier: "v9: rows with fresh Apple data", statements: [
-            // The nightly selection skips rows whose Apple data is fresh (`--fresh-within`): those
-            // are found from an index of recorded rows, holding every column the rule reads.
-            """
-            CREATE INDEX subscriptions_fresh ON subscriptions(apple_state_at, expires_at, grace_period_expires_at, receipt_uploaded)
-                WHERE apple_state_at IS NOT NULL
-            """,
+            // The nightly selection skips rows whose Apple data is fresh (`--fresh-within`, or
+            // recorded since Apple's notification history has been read without a gap);
+            // `covered_from`: where that gapless reading began.
+            "ALTER TABLE notification_history_checkpoints ADD COLUMN covered_from BIGINT",
         ]),
     ]
 }

@@ -135,13 +135,18 @@ extension PostgresSubscriptionStore {
         }
     }
 
-    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws {
+    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64 {
         try await transaction { connection, logger in
+            // In SET, the table's columns are the row's values before this update.
             try await connection.query("""
-                INSERT INTO notification_history_checkpoints (environment, through_at, updated_at) VALUES (\(environment.rawValue), \(throughMs), \(nowMs))
-                ON CONFLICT (environment) DO UPDATE
-                    SET through_at = GREATEST(notification_history_checkpoints.through_at, EXCLUDED.through_at), updated_at = EXCLUDED.updated_at
-                """, logger: logger)
+                INSERT INTO notification_history_checkpoints (environment, through_at, updated_at, covered_from)
+                VALUES (\(environment.rawValue), \(throughMs), \(nowMs), \(readFromMs))
+                ON CONFLICT (environment) DO UPDATE SET
+                    covered_from = CASE WHEN EXCLUDED.covered_from <= notification_history_checkpoints.through_at
+                        THEN COALESCE(notification_history_checkpoints.covered_from, EXCLUDED.covered_from) ELSE EXCLUDED.covered_from END,
+                    through_at = GREATEST(notification_history_checkpoints.through_at, EXCLUDED.through_at), updated_at = EXCLUDED.updated_at
+                RETURNING covered_from
+                """, logger: logger).decode(Int64.self).collect().first ?? readFromMs
         }
     }
 

@@ -19,17 +19,11 @@ extension PostgresSubscriptionStore {
             UNION SELECT id FROM subscriptions WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
             UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
             """
-        guard let freshSince = b.freshSince else { return "SELECT id, false AS fresh FROM (\(selected)) AS selected" }
-        // The fresh rows come from their own partial index, which holds every column the rule reads.
+        // Each selected row's freshness from the row itself, found by its primary key (a join
+        // would let the planner scan the table; the receipt is TOASTed apart, never read).
         return """
-            SELECT selected.id, fresh.id IS NOT NULL AS fresh FROM (\(selected)) AS selected
-            LEFT JOIN (
-                SELECT id FROM subscriptions
-                WHERE apple_state_at >= \(freshSince)
-                    AND (expires_at IS NULL OR expires_at > \(b.nowMs) OR expires_at <= apple_state_at)
-                    AND (grace_period_expires_at IS NULL OR grace_period_expires_at > \(b.nowMs) OR grace_period_expires_at <= apple_state_at)
-                AND receipt_uploaded = 0
-            ) AS fresh ON fresh.id = selected.id
+            SELECT selected.id, (SELECT (\(b.freshSQL(row: "f"))) = 1 FROM subscriptions AS f WHERE f.id = selected.id) AS fresh
+            FROM (\(selected)) AS selected
             """
     }
 

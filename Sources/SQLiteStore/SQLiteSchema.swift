@@ -227,11 +227,13 @@ enum SQLiteSchema {
                 """)
         }
         migrator.registerMigration("v10: rows with fresh Apple data") { db in
-            // The nightly selection skips rows whose Apple data is fresh (`--fresh-within`): those
-            // are found from an index of recorded rows, holding every column the rule reads.
+            // The nightly selection skips rows whose Apple data is fresh (`--fresh-within`, or
+            // recorded since Apple's notification history has been read without a gap): each
+            // selected row's freshness is read from this index by id, never from the table row
+            // (whose receipt comes first). `covered_from`: where that gapless reading began.
             try db.execute(sql: """
-                CREATE INDEX subscriptions_fresh ON subscriptions(apple_state_at, expires_at, grace_period_expires_at, receipt_uploaded)
-                    WHERE apple_state_at IS NOT NULL;
+                CREATE INDEX subscriptions_fresh ON subscriptions(id, apple_state_at, expires_at, grace_period_expires_at, receipt_uploaded, environment);
+                ALTER TABLE notification_history_checkpoints ADD COLUMN covered_from INTEGER;
                 """)
         }
         return migrator

@@ -85,13 +85,17 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws {
+    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64 {
         do {
-            try await pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO notification_history_checkpoints (environment, through_at, updated_at) VALUES (?, ?, ?)
-                    ON CONFLICT (environment) DO UPDATE SET through_at = max(through_at, excluded.through_at), updated_at = excluded.updated_at
-                    """, arguments: [environment.rawValue, throughMs, nowMs])
+            return try await pool.write { db in
+                // In SET, `through_at` and `covered_from` are the row's values before this update.
+                try Int64.fetchOne(db, sql: """
+                    INSERT INTO notification_history_checkpoints (environment, through_at, updated_at, covered_from) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (environment) DO UPDATE SET
+                        covered_from = CASE WHEN excluded.covered_from <= through_at THEN coalesce(covered_from, excluded.covered_from) ELSE excluded.covered_from END,
+                        through_at = max(through_at, excluded.through_at), updated_at = excluded.updated_at
+                    RETURNING covered_from
+                    """, arguments: [environment.rawValue, throughMs, nowMs, readFromMs]) ?? readFromMs
             }
         } catch let error as DatabaseError {
             throw Self.storeError(error, path: path, writing: true)

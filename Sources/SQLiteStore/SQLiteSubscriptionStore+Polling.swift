@@ -17,7 +17,7 @@ extension SQLiteSubscriptionStore {
             // reason: nightly runs start at 0, and a cursor is applied to the ids afterwards.
             let b = windows.bounds(nowMs: nowMs)
             return """
-                SELECT id, \(freshTerm(b)) FROM (
+                SELECT due.id, \(freshTerm(b)) FROM (
                     SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
                         WHERE original_transaction_id IS NULL
                     UNION SELECT id FROM subscriptions INDEXED BY subscriptions_user_id
@@ -28,24 +28,18 @@ extension SQLiteSubscriptionStore {
                         WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
                     UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
                         WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
-                    ORDER BY id)
+                    ORDER BY id) AS due
+                JOIN subscriptions AS f INDEXED BY subscriptions_fresh ON f.id = due.id
                 """
         case .backfill(let runID):
             return "SELECT subscription_id, 0 FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
         }
     }
 
-    /// Whether a selected row is fresh (`SelectionWindows.Bounds.isFresh`): the fresh rows are
-    /// read once from their own index, which holds every column the rule needs.
+    /// Whether a selected row is fresh (`SelectionWindows.Bounds.isFresh`), from the row's entry
+    /// in `subscriptions_fresh`, which holds every column the rule reads.
     private static func freshTerm(_ b: SelectionWindows.Bounds) -> SQL {
-        guard let freshSince = b.freshSince else { return "0" }
-        return """
-            id IN (SELECT id FROM subscriptions INDEXED BY subscriptions_fresh
-                    WHERE apple_state_at >= \(freshSince)
-                        AND (expires_at IS NULL OR expires_at > \(b.nowMs) OR expires_at <= apple_state_at)
-                        AND (grace_period_expires_at IS NULL OR grace_period_expires_at > \(b.nowMs) OR grace_period_expires_at <= apple_state_at)
-                        AND receipt_uploaded = 0)
-            """
+        SQL(sql: b.freshSQL(row: "f"))
     }
 
     /// The lapsed sweep's term: tonight's expiry ranges, each a search of the `expires_at`

@@ -56,6 +56,12 @@ extension StatusPoller {
         @Option(help: "Worker processes per night, 1…16: more than 1 needs a PostgreSQL --database; each is `status-poller run --worker-name demo-worker-K`.")
         var workers = 1
 
+        @Flag(help: "Play the nights twice, polling only and then with App Store Server Notifications (V1 with verify-receipt, V2 and the history catch-up with server-api and auto), and compare Apple requests per night and entitlement lag.")
+        var notifications = false
+
+        @Option(help: "With --notifications: nights FIRST-LAST (e.g. 10-12) through which the receiver is down; the runs catch up from Apple's history.")
+        var receiverDown: String?
+
         @Option(help: "Log level on stderr.")
         var logLevel: Logger.Level = .error
 
@@ -77,6 +83,11 @@ extension StatusPoller {
             } catch {
                 throw ValidationError("\(error)")
             }
+            if notifications, workers > 1 { throw ValidationError("--notifications plays the nights in this process: leave --workers at 1.") }
+            if receiverDown != nil, !notifications { throw ValidationError("--receiver-down needs --notifications.") }
+            if let receiverDown, Self.nights(receiverDown, within: nights) == nil {
+                throw ValidationError("--receiver-down takes nights FIRST-LAST within 1…\(nights), got '\(receiverDown)'.")
+            }
             guard concurrency >= workers else { throw ValidationError("--concurrency (\(concurrency)) is shared among the workers: give at least one per worker (\(workers)).") }
         }
 
@@ -93,6 +104,20 @@ extension StatusPoller {
             configuration.windows.lapsed = try LapsedSweepSetting.resolve(within: lapsedWithin, every: lapsedEvery).sweep
             say("status-poller demo (\(backend.rawValue)): \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
             say("database \(Composition.displayName(database)); simulator on 127.0.0.1 (a free port); * marks the fault-free night")
+            if notifications {
+                configuration.receiverDownNights = receiverDown.flatMap { Self.nights($0, within: nights) }
+                say("first polling only, then with App Store Server Notifications \(backend == .verifyReceipt ? "V1" : "V2 and the history catch-up")"
+                    + (configuration.receiverDownNights.map { "; the receiver is down from night \($0.lowerBound - 1) through night \($0.upperBound)" } ?? ""))
+                let polling = try await Demo.play(configuration, database: location, logger: logger) { night in say(night.line) }
+                say(polling.summary)
+                configuration.notifications = true
+                say("")
+                let notified = try await Demo.play(configuration, database: location, logger: logger) { night in say(night.line) }
+                say(notified.summary)
+                say(Demo.comparison(polling: polling, notified: notified))
+                if !polling.passed || !notified.passed { throw ExitCode(1) }
+                return
+            }
             let outcome = try await withWorkers { workers in
                 try await Demo.play(configuration, database: location, logger: logger, workers: workers) { night in
                     say(night.line)
@@ -103,6 +128,13 @@ extension StatusPoller {
             let inspect = Composition.isPostgres(database) ? "psql \(Composition.displayName(database)) -c \(query)" : "sqlite3 \(database) \(query)"
             say("\nInspect it: \(inspect)")
             if !outcome.passed { throw ExitCode(1) }
+        }
+
+        /// `FIRST-LAST` as nights within 1…`nights`.
+        static func nights(_ text: String, within nights: Int) -> ClosedRange<Int>? {
+            let parts = text.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] >= 1, parts[0] <= parts[1], parts[1] <= nights else { return nil }
+            return parts[0]...parts[1]
         }
 
         /// With --workers above 1, the worker processes and a private directory for their outputs,

@@ -24,7 +24,11 @@ struct PollCommand {
         job.metricsFile = output.metricsFile
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
-        if catchesUpFirst, !job.dryRun { await catchUp(database, logger: logger) }
+        if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
+            // Rows recorded since the history was read without a gap heard every change Apple notified.
+            windows.coveredFrom = await catchUp(database, logger: logger)
+            job.selection = .nightly(windows)
+        }
         let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source in
             await PollJob(configuration: job, database: database, source: source, logger: logger).run()
         }
@@ -41,8 +45,10 @@ struct PollCommand {
     /// Reads Apple's notification history since the last catch-up into the rows, before the poll
     /// selects them, so one cron line covers a receiver that was down. Skipped without Server API
     /// credentials; a failure is a warning, never the run's end: the poll is the safety net.
-    func catchUp(_ database: any PollingDatabase, logger: Logger) async {
-        guard serverAPI.hasCredentials else { return }
+    /// Returns, for each environment read through the run's clock, where its gapless reading began.
+    func catchUp(_ database: any PollingDatabase, logger: Logger) async -> [String: Int64] {
+        guard serverAPI.hasCredentials else { return [:] }
+        var covered: [String: Int64] = [:]
         do {
             let configuration = try serverAPI.notificationsConfiguration(appStore: appStore, purpose: "the notification history is read")
             let store = try await database.open()
@@ -52,17 +58,23 @@ struct PollCommand {
                 try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in
                     let catchUp = NotificationCatchUp(client: ServerAPIClient(configuration: configuration, http: http), receiver: receiver, inbox: store)
                     for environment in [AppStoreEnvironment.production, .sandbox] {
-                        _ = try await catchUp.run(environment, nowMs: job.nowMs, logger: logger)
+                        do {
+                            covered[environment.rawValue] = try await catchUp.run(environment, nowMs: job.nowMs, logger: logger).coveredFromMs
+                        } catch {
+                            logger.warning(
+                                "could not catch up with Apple's notification history; the poll goes on, asking every row in a window not fresh by --fresh-within, and the next catch-up starts from the same checkpoint",
+                                metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
+                        }
                     }
                 }
-                try? await store.close()
             } catch {
-                try? await store.close()
-                throw error
+                logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
             }
+            try? await store.close()
         } catch {
-            logger.warning("could not catch up with Apple's notification history; the poll goes on, and the next catch-up starts from the same checkpoint", metadata: ["error": "\(error)"])
+            logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
         }
+        return covered
     }
 
     /// The secrets each backend in use needs: verifyReceipt the shared secret, the Server API its

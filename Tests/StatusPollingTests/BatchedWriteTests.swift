@@ -114,8 +114,8 @@ import Testing
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_grace_period_expires_at (grace_period_expires_at>?)",
                 // The lapsed sweep: one search of the same index per turn of tonight's.
                 "SEARCH s USING COVERING INDEX subscriptions_expires_at (expires_at>? AND expires_at<?)",
-                // The fresh rows (`--fresh-within`), once, from an index holding every column of the rule.
-                "SEARCH subscriptions USING COVERING INDEX subscriptions_fresh (apple_state_at>?)",
+                // Each selected row's freshness (`--fresh-within`), from an index holding every column of the rule.
+                "SEARCH f USING COVERING INDEX subscriptions_fresh (id=?)",
             ])
             let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
             #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])

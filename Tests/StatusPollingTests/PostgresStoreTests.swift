@@ -101,7 +101,7 @@ struct PostgresStoreTests {
                 try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: logger).decode(String.self).collect()
             }
             #expect(!explained.contains { $0.contains("Seq Scan") }, "\(explained.joined(separator: "\n"))")
-            for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at", "subscriptions_fresh"] {
+            for index in ["subscriptions_unverified", "subscriptions_uploaded_user", "subscriptions_expires_at", "subscriptions_billing_retry", "subscriptions_grace_period_expires_at", "subscriptions_pkey"] {
                 #expect(explained.contains { $0.contains(index) }, "\(index) unused:\n\(explained.joined(separator: "\n"))")
             }
             // Both `expires_at` terms (near expiry, the lapsed sweep: one search per turn) use the

@@ -183,6 +183,14 @@ import Testing
             // A shorter `--fresh-within 2h`: only the four recorded an hour ago, not uploaded, are fresh.
             let short = SelectionWindows(freshWithin: .seconds(2 * 3600))
             #expect(try await db.store.dueSelection(.nightly(short), nowMs: now, after: 0).skippedFresh == 4)
+            // Apple's history read without a gap for Production since 13 hours ago: the rows recorded
+            // 12 h and 1 ms ago are fresh too, unless an expiry passed since; Sandbox is not covered.
+            var covered = SelectionWindows()
+            covered.coveredFrom = ["Production": now - 13 * hour]
+            #expect(covered.bounds(nowMs: now).isFresh(rows[3].1, receiptUploaded: false, appleStateAtMs: rows[3].2))
+            #expect(try await db.store.dueSelection(.nightly(covered), nowMs: now, after: 0).skippedFresh == 7)
+            try await db.execute("UPDATE subscriptions SET environment = 'Sandbox' WHERE id = 4")
+            #expect(try await db.store.dueSelection(.nightly(covered), nowMs: now, after: 0).skippedFresh == 6)
         }
     }
 

@@ -46,6 +46,11 @@ enum NotificationBuilder {
                 "latest_receipt_info": answer["latest_receipt_info"] ?? [], "pending_renewal_info": answer["pending_renewal_info"] ?? [],
             ] as [String: Any],
         ]
+        // When auto-renew last changed, as Apple writes it: the only date V1 gives a status change.
+        let chain = subscriber.chains.first { $0.originalTransactionID == event.originalTransactionID }
+        if let changed = chain?.autoRenew.last(where: { $0.atMs <= event.atMs }) {
+            ResponseBuilder.addDate(&body, "auto_renew_status_change_date", changed.atMs)
+        }
         if let pending {
             body["auto_renew_status"] = pending["auto_renew_status"] as? String == "1" ? "true" : "false"
             body["auto_renew_product_id"] = pending["auto_renew_product_id"]

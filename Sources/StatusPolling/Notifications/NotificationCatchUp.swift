@@ -13,6 +13,9 @@ public struct NotificationCatchUp: Sendable {
         public var fromMs: Int64
         public var throughMs: Int64
         public var pages = 0
+        /// Every notification Apple tried since this instant is in the store: the history has been
+        /// read without a gap from here through ``throughMs`` (nil until the checkpoint moved).
+        public var coveredFromMs: Int64?
         public var records = 0
         public var outcomes: [NotificationOutcome: Int] = [:]
         /// Records that failed verification (counted and logged, never applied).
@@ -66,7 +69,7 @@ public struct NotificationCatchUp: Sendable {
             }
             token = page.hasMore ? page.paginationToken : nil
         } while token != nil
-        try await inbox.setHistoryCheckpoint(environment, throughMs: nowMs, nowMs: nowMs)
+        report.coveredFromMs = try await inbox.setHistoryCheckpoint(environment, readFromMs: start, throughMs: nowMs, nowMs: nowMs)
         logger.info("caught up with Apple's notification history", metadata: [
             "environment": "\(environment.rawValue)", "pages": "\(report.pages)", "records": "\(report.records)",
             "applied": "\(report.outcomes[.applied, default: 0])", "duplicate": "\(report.outcomes[.duplicate, default: 0])",

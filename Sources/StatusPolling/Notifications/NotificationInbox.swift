@@ -17,8 +17,11 @@ public protocol NotificationInbox: Sendable {
     /// Up to when Apple's notification history of `environment` has been read (nil: never).
     func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64?
 
-    /// Records that the history of `environment` has been read through `throughMs`.
-    func setHistoryCheckpoint(_ environment: AppStoreEnvironment, throughMs: Int64, nowMs: Int64) async throws
+    /// Records that the history of `environment` has been read from `readFromMs` through
+    /// `throughMs`, and returns where the gapless reading that ends there began (`covered_from`):
+    /// it carries on while each reading starts no later than the previous one ended.
+    @discardableResult
+    func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64
 
     /// The recorded notifications `query` asks for, newest first.
     func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]

@@ -20,6 +20,10 @@ public struct SelectionWindows: Sendable, Equatable {
     /// receipt was uploaded since or its expiry or grace period's end passed since (`--fresh-within`);
     /// nil asks every row in a window.
     public var freshWithin: Duration?
+    /// By environment (`Production`, `Sandbox`): Apple's notification history has been read
+    /// without a gap from this instant through the run's start (the run's catch-up succeeded), so
+    /// a row whose data was recorded since has heard every change Apple notified — fresh too.
+    public var coveredFrom: [String: Int64] = [:]
 
     /// How long Apple retries a failed renewal: the App Store "attempts to collect payment for up
     /// to 60 days" (Apple, *Reducing Involuntary Subscriber Churn*; `shared/reference/insights.md`),
@@ -60,7 +64,7 @@ public struct SelectionWindows: Sendable, Equatable {
             billingRetryExpiredSince: nowMs - billingRetryPastExpiry.milliseconds,
             graceEndedSince: nowMs - graceEndedWithin.milliseconds,
             lapsed: lapsed?.night(nowMs: nowMs),
-            freshSince: freshWithin.flatMap { $0 > .zero ? nowMs - $0.milliseconds : nil })
+            freshSince: freshWithin.flatMap { $0 > .zero ? nowMs - $0.milliseconds : nil }, coveredFrom: coveredFrom)
     }
 
     /// The selection as absolute times (ms since 1970), inclusive.
@@ -75,6 +79,8 @@ public struct SelectionWindows: Sendable, Equatable {
         public var lapsed: LapsedSweep.Night?
         /// Apple data recorded at or after this is fresh; nil when nothing is.
         public var freshSince: Int64?
+        /// ``SelectionWindows/coveredFrom``.
+        public var coveredFrom: [String: Int64] = [:]
 
         /// Whether a row with `state` is selected: the same rule as the store's SQL, row by row,
         /// for tests and for stores that cannot filter. (The stores also select every row of a
@@ -85,12 +91,15 @@ public struct SelectionWindows: Sendable, Equatable {
         }
 
         /// Whether the row's Apple data is fresh enough to skip it tonight (the run report's
-        /// `skipped_fresh`): recorded since ``freshSince``, no receipt uploaded since, and no moment
-        /// Apple acts on (the expiry: a renewal or a billing failure; the grace period's end)
-        /// between then and now. Something unscheduled (a refund, a recovery, a cancellation)
-        /// reaches a fresh row by notification; a row that never had an answer is never fresh.
+        /// `skipped_fresh`): recorded since ``freshSince`` (or since its environment's
+        /// ``coveredFrom``), no receipt uploaded since, and no moment Apple acts on (the expiry: a
+        /// renewal or a billing failure; the grace period's end) between then and now. Something
+        /// unscheduled (a refund, a recovery, a cancellation) reaches a fresh row by notification;
+        /// a row that never had an answer is never fresh.
         public func isFresh(_ state: SubscriptionState, receiptUploaded: Bool, appleStateAtMs: Int64?) -> Bool {
-            guard let freshSince, let recorded = appleStateAtMs, recorded >= freshSince, !receiptUploaded else { return false }
+            guard let recorded = appleStateAtMs, !receiptUploaded else { return false }
+            let since = [freshSince, state.environment.flatMap { coveredFrom[$0] }].compactMap { $0 }.min()
+            guard let since, recorded >= since else { return false }
             func passedSince(_ moment: Int64?) -> Bool { moment.map { $0 <= nowMs && $0 > recorded } ?? false }
             return !passedSince(state.expiresAt) && !passedSince(state.gracePeriodExpiresAt)
         }
@@ -102,6 +111,22 @@ public struct SelectionWindows: Sendable, Equatable {
             var without = self
             without.lapsed = nil
             return !without.selects(state, receiptUploaded: receiptUploaded)
+        }
+
+        /// ``isFresh(_:receiptUploaded:appleStateAtMs:)`` in SQL on the table alias `f`, 1 or 0:
+        /// the same text for SQLite and PostgreSQL, so both stores and the Swift rule agree.
+        public func freshSQL(row f: String) -> String {
+            var recent = freshSince.map { ["\(f).apple_state_at >= \($0)"] } ?? []
+            for (environment, from) in coveredFrom.sorted(by: { $0.key < $1.key }) where ["Production", "Sandbox"].contains(environment) {
+                recent.append("(\(f).environment = '\(environment)' AND \(f).apple_state_at >= \(from))")
+            }
+            guard !recent.isEmpty else { return "0" }
+            return """
+                CASE WHEN \(f).receipt_uploaded = 0 AND (\(recent.joined(separator: " OR ")))
+                    AND (\(f).expires_at IS NULL OR \(f).expires_at > \(nowMs) OR \(f).expires_at <= \(f).apple_state_at)
+                    AND (\(f).grace_period_expires_at IS NULL OR \(f).grace_period_expires_at > \(nowMs) OR \(f).grace_period_expires_at <= \(f).apple_state_at)
+                    THEN 1 ELSE 0 END
+                """
         }
 
         /// Whether the night of these bounds or a later one selects a row whose columns stay as

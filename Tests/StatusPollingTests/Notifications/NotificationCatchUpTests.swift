@@ -111,14 +111,20 @@ import Testing
                     let third = try await catchUp.run(.production, nowMs: t0 + 7_200_000, logger: quiet)
                     #expect(third.outcomes == [.duplicate: 1, .applied: 1])
                     #expect(third.fromMs == t0 - 3_600_000)
+                    // Read without a gap since the first catch-up's start: the failed one left none.
+                    #expect(third.coveredFromMs == t0 - 24 * 3_600_000)
                     #expect(try await db.store.historyCheckpoint(.production) == t0 + 7_200_000)
                     #expect(try await db.store.subscription(id: ids["B"]!)?.state.expiresAt == 1_794_200_000_000)
 
                     // A checkpoint from a clock that ran ahead: the window still ends at the clock.
-                    try await db.store.setHistoryCheckpoint(.production, throughMs: t0 + 100 * 3_600_000, nowMs: t0)
+                    try await db.store.setHistoryCheckpoint(.production, readFromMs: t0 + 7_200_000, throughMs: t0 + 100 * 3_600_000, nowMs: t0)
                     history.pages.withLock { $0 = [[]] }
                     let ahead = try await catchUp.run(.production, nowMs: t0 + 10_800_000, logger: quiet)
                     #expect(ahead.fromMs == t0 + 7_200_000)
+                    #expect(ahead.coveredFromMs == t0 - 24 * 3_600_000)
+                    // A reading that starts after the last one ended leaves a gap: the coverage starts again.
+                    #expect(try await db.store.setHistoryCheckpoint(.production, readFromMs: t0 + 200 * 3_600_000, throughMs: t0 + 201 * 3_600_000, nowMs: t0)
+                        == t0 + 200 * 3_600_000)
                 }
             }
             #expect(history.starts.withLock { $0 } == [t0 - 24 * 3_600_000, t0 - 3_600_000, t0 - 3_600_000, t0 + 7_200_000])
