@@ -178,7 +178,8 @@ public enum Demo {
     /// of its instant, when it was received (a stale or duplicate one: earlier still).
     static func reflectNotifications(_ store: any PollingStore, since sinceMs: Int64, into lag: inout EntitlementLag) async throws {
         let reached: Set<String> = ["applied", "unchanged", "duplicate", "stale"]
-        for notification in try await store.notifications(NotificationQuery(sinceMs: sinceMs, limit: 1_000_000)) {
+        // The store lists newest first; each must count at its own arrival.
+        for notification in try await store.notifications(NotificationQuery(sinceMs: sinceMs, limit: 1_000_000)).reversed() {
             guard reached.contains(notification.outcome), let chain = notification.originalTransactionID else { continue }
             lag.reflected(chain, asOfMs: notification.appleStateAtMs, atMs: notification.receivedAtMs)
         }

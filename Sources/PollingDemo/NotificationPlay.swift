@@ -66,6 +66,7 @@ final class NotificationPlay: Sendable {
     /// environments; returns the requests it made and, as `run` gives its selection, where each
     /// environment's gapless reading began. A failure is the run's warning, not the demo's end.
     func catchUp(_ client: ServerAPIClient, store: any PollingStore, nowMs: Int64, logger: Logger) async -> (pages: Int, coveredFrom: [String: Int64]) {
+        clock.set(nowMs)  // what the catch-up takes is received at the run's clock
         let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: store)
         var pages = 0
         var covered: [String: Int64] = [:]
