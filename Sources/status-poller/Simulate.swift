@@ -2,6 +2,7 @@ import AppStoreSimulator
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
 
 extension StatusPoller {
     /// `status-poller simulate`: the App Store simulator on its own, for trying `run` by hand.
@@ -71,6 +72,15 @@ extension StatusPoller {
         @Option(help: "Write one JSON line per verifyReceipt request to this file (emptied first): start and end in µs since 1970, the URL's client=… parameter, the subscriber, the outcome; never a receipt.")
         var requestLog: String?
 
+        @Option(help: "Post App Store Server Notifications to this URL (e.g. a `notifications serve` on loopback): one per lifecycle event at its moment on the simulated clock, retried on Apple's schedule until a 200.")
+        var notifyUrl: String?
+
+        @Option(help: "Notification version: 2 (signed, the default) or 1 (seed 004's JSON with the shared secret as password).")
+        var notifyVersion = 2
+
+        @Option(name: .customLong("notify-fault"), help: "A delivery fault's rate, KIND=RATE (repeatable): lost (retried on Apple's schedule), duplicated (taken, then sent again), delayed (up to an hour late, so out of order).")
+        var notifyFaults: [String] = []
+
         @Flag(help: "A lean stand-in for benchmarks: a valid answer of one fixed shape for any receipt after --latency, nothing else (no population, faults or truth).")
         var lean = false
 
@@ -83,6 +93,32 @@ extension StatusPoller {
             _ = try parsedFaultRates()
             _ = try PopulationConfiguration(startMs: 0).applying(rates: eventRates)
             _ = try parsedOutages()
+            guard [1, 2].contains(notifyVersion) else { throw ValidationError("--notify-version must be 1 or 2, got \(notifyVersion).") }
+            if let notifyUrl, URL(string: notifyUrl)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+                throw ValidationError("--notify-url must be an http:// or https:// URL, got '\(notifyUrl)'.")
+            }
+            if !notifyFaults.isEmpty, notifyUrl == nil { throw ValidationError("--notify-fault needs --notify-url.") }
+            _ = try parsedNotificationFaults()
+            if lean, notifyUrl != nil { throw ValidationError("--lean sends no notifications; drop --notify-url.") }
+        }
+
+        func parsedNotificationFaults() throws -> NotificationFaults {
+            var faults = NotificationFaults()
+            for item in notifyFaults {
+                let parts = item.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, let rate = Double(parts[1]), (0...1).contains(rate) else { throw notifyFaultError(item) }
+                switch parts[0] {
+                case "lost": faults.lost = rate
+                case "duplicated": faults.duplicated = rate
+                case "delayed": faults.delayed = rate
+                default: throw notifyFaultError(item)
+                }
+            }
+            return faults
+        }
+
+        func notifyFaultError(_ item: String) -> ValidationError {
+            ValidationError("--notify-fault takes KIND=RATE with KIND one of lost, duplicated, delayed and RATE within 0…1; got '\(item)'.")
         }
 
         /// verifyReceipt's fault kinds, then the Server API's with a `server_api_` prefix.
@@ -161,7 +197,12 @@ extension StatusPoller {
             }
             let key = simulator.serverAPIKey
             let secretHint = sharedSecretFile == nil ? "APPSTORE_SHARED_SECRET=\(population.sharedSecret) " : ""
-            try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger, requestLog: log) { endpoints in
+            var alongside: [any Service] = []
+            if let notifyUrl {
+                simulator.sendNotifications(version: notifyVersion, faults: try parsedNotificationFaults())
+                alongside.append(NotificationPusher.Service(NotificationPusher(simulator: simulator, url: notifyUrl), logger: logger))
+            }
+            try await SimulatorServer.runUntilSignalled(simulator, host: host, port: port, logger: logger, requestLog: log, alongside: alongside) { endpoints in
                 say("""
                     App Store simulator: \(subscribers) subscribers, seed \(seed), clock \(Date(timeIntervalSince1970: Double(startMs) / 1000).formatted(.iso8601)), fault rate \(rate)
                       production  \(endpoints.productionURL)
@@ -180,6 +221,7 @@ extension StatusPoller {
                       root (PEM)    \(keyFiles.rootPEMPath)
                       root (DER)    \(keyFiles.rootDERPath)
                     Try: status-poller run --database DB --bundle-id \(bundleId) --backend server-api --server-api-url \(endpoints.serverAPIURL) --server-api-sandbox-url \(endpoints.serverAPISandboxURL) --issuer-id \(key.issuerID) --key-id \(key.keyID) --private-key-file \(keyFiles.privateKeyPath) --app-apple-id \(appAppleId) --trusted-root-file \(keyFiles.rootDERPath)
+                    \(notifyUrl.map { "Notifications V\(notifyVersion) to \($0) as the clock moves (test: status-poller notifications test --server-api-url \(endpoints.serverAPIURL) …)." } ?? "No notifications (--notify-url URL sends them).")
                     Ctrl-C stops it.
                     """)
             }

@@ -78,6 +78,7 @@ import StatusPolling
                 (["--lapsed-within", "0"], "--lapsed-within must be between 1 and 3650 days, got 0."),
                 (["--lapsed-every", "200"], "--lapsed-every must be between 0 (no sweep) and --lapsed-within (180) days, got 200."),
                 (["--lapsed-every=-1"], "--lapsed-every must be between 0 (no sweep) and --lapsed-within (180) days, got -1."),
+                (["--fresh-within", "soon"], "--fresh-within must be a duration such as 12h or 90m (at most 7 days), or 0 to ask every row, got 'soon'."),
             ]
             for (flags, message) in bad {
                 let outcome = try await statusPoller(local + flags, environment: secret)
@@ -85,7 +86,7 @@ import StatusPolling
                 #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
             }
             let good = try await statusPoller(
-                local + ["--deadline", "90m", "--circuit-breaker", "off", "--overload-threshold", "35", "--overload-window", "50", "--lapsed-every", "0", "--report", "json"],
+                local + ["--deadline", "90m", "--circuit-breaker", "off", "--overload-threshold", "35", "--overload-window", "50", "--lapsed-every", "0", "--fresh-within", "2h", "--report", "json"],
                 environment: secret)
             #expect(good.status == 0, "\(good.stderr)")
             let options = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT options FROM poll_runs ORDER BY id DESC LIMIT 1") }
@@ -93,6 +94,7 @@ import StatusPolling
             #expect(options?.contains(#""circuit_breaker":"off""#) == true)
             #expect(options?.contains(#""overload":"35.0 % of 50 answers""#) == true, "\(options ?? "")")
             #expect(options?.contains(#""lapsed_sweep":"off""#) == true, "\(options ?? "")")
+            #expect(options?.contains(#""fresh_within_seconds":"7200""#) == true, "\(options ?? "")")
         }
     }
 

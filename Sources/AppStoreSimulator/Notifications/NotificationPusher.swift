@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Posts the simulated App Store's notifications to the app's URL, one try at a time in the order
 /// Apple makes them (``NotificationOutbox``), and records what came of each: a 200–206 delivers,
@@ -76,5 +78,35 @@ public struct NotificationPusher: Sendable {
             simulator.recordNotificationAttempt(attempt, result: result)
         }
         return statistics
+    }
+}
+
+extension NotificationPusher {
+    /// The pusher as a service beside the simulator's server (`simulate --notify-url`): every
+    /// quarter second it makes the tries due at the simulated clock, so moving the clock forward
+    /// (`POST /simulator/clock`) posts the events of the time it skipped, in order.
+    public struct Service: ServiceLifecycle.Service {
+        let pusher: NotificationPusher
+        let logger: Logger
+
+        public init(_ pusher: NotificationPusher, logger: Logger) {
+            self.pusher = pusher
+            self.logger = logger
+        }
+
+        public func run() async throws {
+            await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    let done = await pusher.push(through: pusher.simulator.nowMs)
+                    if done.posted + done.lost > 0 {
+                        logger.info("notifications", metadata: [
+                            "posted": "\(done.posted)", "delivered": "\(done.delivered)", "lost": "\(done.lost)", "refused": "\(done.refused)",
+                            "duplicated": "\(done.duplicated)",
+                        ])
+                    }
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            }
+        }
     }
 }

@@ -53,19 +53,21 @@ public enum SimulatorServer {
     /// Runs until SIGINT or SIGTERM (the `simulate` command). `onReady` gets the endpoints once
     /// bound; `requestLog`, when given, gets a line per verifyReceipt request.
     public static func runUntilSignalled(
-        _ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger, requestLog: RequestLog? = nil,
+        _ simulator: AppStoreSimulator, host: String, port: Int, logger: Logger, requestLog: RequestLog? = nil, alongside: [any Service] = [],
         onReady: @escaping @Sendable (Endpoints) -> Void
     ) async throws {
-        try await runUntilSignalled(router: router(simulator, requestLog: requestLog), host: host, port: port, logger: logger, onReady: onReady)
+        try await runUntilSignalled(
+            router: router(simulator, requestLog: requestLog), host: host, port: port, logger: logger, alongside: alongside, onReady: onReady)
     }
 
-    /// Serves `router` until SIGINT or SIGTERM; shared by the simulator and the lean stand-in.
+    /// Serves `router` (and runs `alongside`, e.g. the notification pusher) until SIGINT or
+    /// SIGTERM; shared by the simulator and the lean stand-in.
     static func runUntilSignalled(
-        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger,
+        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger, alongside: [any Service] = [],
         onReady: @escaping @Sendable (Endpoints) -> Void
     ) async throws {
         let (app, ports) = application(router: router, host: host, port: port, logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
+        let services = ServiceGroup(configuration: .init(services: [app] + alongside, gracefulShutdownSignals: [.sigint, .sigterm], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             group.addTask {

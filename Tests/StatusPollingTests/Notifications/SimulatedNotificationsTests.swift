@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import HTTPTypes
@@ -53,23 +54,9 @@ import Testing
     @Test func failedTriesAreRetriedOnApplesScheduleAndListedInTheHistory() async throws {
         let simulator = AppStoreSimulator(population: Self.population, clockMs: Self.start)
         simulator.sendNotifications(version: 2)
-        let answers = Mutex<[Int]>([503, 503])
-        let arrivals = Mutex<[String]>([])
-        let router = Router()
-        router.post("notify") { request, _ -> Response in
-            let body = try await request.body.collect(upTo: 1 << 20)
-            arrivals.withLock { $0.append(String(buffer: body)) }
-            let status = answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
-            return Response(status: .init(code: status))
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let port = Mutex<Int?>(nil)
-            let running = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { channel in
-                port.withLock { $0 = channel.localAddress?.port }
-            })
-            group.addTask { try await running.runService() }
-            while port.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
-            let pusher = NotificationPusher(simulator: simulator, url: "http://127.0.0.1:\(port.withLock { $0! })/notify")
+        let inbox = Inbox(answers: [503, 503])
+        try await Self.withReceiver(inbox) { url in
+            let pusher = NotificationPusher(simulator: simulator, url: url)
             let first = try #require(Self.population.lifecycleEvents(after: Self.start, through: Self.start + 200 * Self.day).first)
             // Through the first event's instant: only its first try (and any at the same instant).
             var statistics = await pusher.push(through: first.atMs)
@@ -94,8 +81,72 @@ import Testing
             let mine = records.filter { ($0["sendAttempts"] as? [[String: Any]])?.count == 3 }
             #expect(mine.count == 1)
             #expect((mine.first?["sendAttempts"] as? [[String: Any]])?.map { $0["sendAttemptResult"] as? String } == ["UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS"])
-            #expect(arrivals.withLock { $0.filter { $0.contains("signedPayload") }.count } == statistics.posted)
+            #expect(inbox.arrivals.withLock { $0.filter { $0.contains("signedPayload") }.count } == statistics.posted)
+        }
+    }
+
+    /// A receiver on loopback that answers the statuses in `answers` first, then 200, and keeps
+    /// every body; `body` gets its URL.
+    final class Inbox: Sendable {
+        let answers: Mutex<[Int]>
+        let arrivals = Mutex<[String]>([])
+        init(answers: [Int] = []) { self.answers = Mutex(answers) }
+    }
+
+    static func withReceiver(_ inbox: Inbox, _ body: (String) async throws -> Void) async throws {
+        let answers = inbox
+        let arrivals = inbox
+        let router = Router()
+        router.post("notify") { request, _ -> Response in
+            let received = try await request.body.collect(upTo: 1 << 20)
+            arrivals.arrivals.withLock { $0.append(String(buffer: received)) }
+            return Response(status: .init(code: answers.answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() }))
+        }
+        let port = Mutex<Int?>(nil)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), onServerRunning: { channel in
+            port.withLock { $0 = channel.localAddress?.port }
+        })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            while port.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            try await body("http://127.0.0.1:\(port.withLock { $0! })/notify")
             group.cancelAll()
+        }
+    }
+
+    /// `simulate --notify-url`: moving the clock posts the events of the days it skipped.
+    @Test func theSimulatorCommandPostsAsItsClockMoves() async throws {
+        let inbox = Inbox()
+        try await Self.withReceiver(inbox) { url in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-notify-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let simulator = try StatusPollerProcess.launch([
+                "simulate", "--port", "0", "--subscribers", "50", "--start", "2026-01-01T00:00:00Z", "--key-dir", directory,
+                "--notify-url", url, "--notify-version", "1",
+            ])
+            #expect(try await eventually { simulator.stdoutSoFar.contains("/simulator/clock") })
+            let clock = try #require(simulator.stdoutSoFar.split(separator: " ").first { $0.hasSuffix("/simulator/clock") })
+            var request = HTTPClientRequest(url: "\(clock)?advance_days=20")
+            request.method = .POST
+            _ = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            #expect(try await eventually { inbox.arrivals.withLock { $0.count } >= 10 })
+            // V1: the shared secret as password, seed 004's types.
+            #expect(inbox.arrivals.withLock { $0.allSatisfy { $0.contains(#""password":"simulator-shared-secret""#) && $0.contains("notification_type") } })
+            simulator.signal(SIGTERM)
+            #expect(try await simulator.outcome().status == 0)
+        }
+    }
+
+    @Test func theSimulatorCommandRefusesBadNotificationFlags() async throws {
+        for (flags, message) in [
+            (["--notify-url", "http://127.0.0.1:9/n", "--notify-version", "3"], "--notify-version must be 1 or 2, got 3."),
+            (["--notify-url", "ftp://x"], "--notify-url must be an http:// or https:// URL, got 'ftp://x'."),
+            (["--notify-fault", "lost=0.1"], "--notify-fault needs --notify-url."),
+            (["--notify-url", "http://127.0.0.1:9/n", "--notify-fault", "eaten=0.1"], "--notify-fault takes KIND=RATE with KIND one of lost, duplicated, delayed"),
+        ] {
+            let outcome = try await StatusPollerProcess.launch(["simulate", "--port", "0"] + flags).outcome()
+            #expect(outcome.status == 2, "\(flags)")
+            #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
         }
     }
 
