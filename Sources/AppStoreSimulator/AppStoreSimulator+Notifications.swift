@@ -26,6 +26,7 @@ extension AppStoreSimulator {
     /// `onlyFailures` keeps those not delivered yet. A page token names the next record and the
     /// body it was made for: another body is refused as Apple does (4000017).
     public func answerNotificationHistory(environment: String, body: Data, paginationToken: String?) -> (status: Int, body: Data) {
+        historyArrivals.arrived()
         guard let request = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
             let start = (request["startDate"] as? NSNumber)?.int64Value, let end = (request["endDate"] as? NSNumber)?.int64Value
         else { return (400, Self.serialize(["errorCode": 4000000, "errorMessage": "Invalid request."])) }
@@ -40,21 +41,32 @@ extension AppStoreSimulator {
             offset = from
         }
         let clock = nowMs
-        let matching = notificationRecords.filter { record in
-            record.version == 2 && record.event.map { population.subscribers[$0.subscriberIndex].environment == environment } ?? true
-                && record.firstAttemptMs >= start && record.firstAttemptMs < min(end, clock + 1) && !record.attempts.isEmpty
-                && (!onlyFailures || !record.delivered)
-        }.sorted { ($0.firstAttemptMs, $0.id) < ($1.firstAttemptMs, $1.id) }
+        // One reading's pages share its list, as Apple's token names a reading: the list is made
+        // for its first page (or when the outbox moved on) and kept for the rest.
+        let key = "\(environment)|\(digest)|\(clock)"
+        let matching = outbox.withLock { outbox -> [NotificationOutbox.Record] in
+            guard let outbox else { return [] }
+            if let cached = historyReading.withLock({ $0 }), cached.key == key, cached.count == outbox.records.count { return cached.records }
+            let records = outbox.records.filter { record in
+                record.version == 2 && record.event.map { population.subscribers[$0.subscriberIndex].environment == environment } ?? true
+                    && record.firstAttemptMs >= start && record.firstAttemptMs < min(end, clock + 1) && !record.attempts.isEmpty
+                    && (!onlyFailures || !record.delivered)
+            }.sorted { ($0.firstAttemptMs, $0.id) < ($1.firstAttemptMs, $1.id) }
+            historyReading.withLock { $0 = (key, outbox.records.count, records) }
+            return records
+        }
         let page = matching.dropFirst(offset).prefix(ServerAPIResponseBuilder.pageSize)
-        var answer: [String: Any] = [
-            "notificationHistory": page.map { record -> [String: Any] in
-                let signed = (try? JSONSerialization.jsonObject(with: record.body) as? [String: Any])?["signedPayload"] ?? ""
-                return ["signedPayload": signed, "sendAttempts": record.attempts.map { ["attemptDate": $0.atMs, "sendAttemptResult": $0.result.rawValue] }]
-            },
-            "hasMore": offset + page.count < matching.count,
-        ]
-        if offset + page.count < matching.count { answer["paginationToken"] = "\(offset + page.count).\(digest)" }
-        return (200, Self.serialize(answer))
+        // Written by hand: a page is hundreds of kilobytes of JWS, which need no escaping.
+        let records = page.map { record in
+            #"{"sendAttempts":\#(Self.attemptsJSON(record.attempts)),"signedPayload":"\#(record.signedPayload)"}"#
+        }
+        let more = offset + page.count < matching.count
+        let token = more ? #","paginationToken":"\#(offset + page.count).\#(digest)""# : ""
+        return (200, Data(#"{"hasMore":\#(more),"notificationHistory":[\#(records.joined(separator: ","))]\#(token)}"#.utf8))
+    }
+
+    static func attemptsJSON(_ attempts: [SendAttempt]) -> String {
+        "[" + attempts.map { #"{"attemptDate":\#($0.atMs),"sendAttemptResult":"\#($0.result.rawValue)"}"# }.joined(separator: ",") + "]"
     }
 
     /// Request a Test Notification: a `TEST` due now; its token is its id.
@@ -69,11 +81,8 @@ extension AppStoreSimulator {
 
     /// Get Test Notification Status: 404 until the first attempt, then the payload and its attempts.
     public func testNotificationStatus(token: String) -> (status: Int, body: Data) {
-        guard let record = outbox.withLock({ $0?.record(id: token) }), record.event == nil, !record.attempts.isEmpty,
-            let signed = (try? JSONSerialization.jsonObject(with: record.body) as? [String: Any])?["signedPayload"]
+        guard let record = outbox.withLock({ $0?.record(id: token) }), record.event == nil, !record.attempts.isEmpty
         else { return (404, Self.serialize(["errorCode": 4040008, "errorMessage": "Test notification not found."])) }
-        return (200, Self.serialize([
-            "signedPayload": signed, "sendAttempts": record.attempts.map { ["attemptDate": $0.atMs, "sendAttemptResult": $0.result.rawValue] },
-        ]))
+        return (200, Data(#"{"sendAttempts":\#(Self.attemptsJSON(record.attempts)),"signedPayload":"\#(record.signedPayload)"}"#.utf8))
     }
 }

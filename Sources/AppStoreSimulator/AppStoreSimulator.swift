@@ -14,6 +14,10 @@ public final class AppStoreSimulator: Sendable {
     let state: Mutex<State>
     /// The notifications it posts, once ``sendNotifications(version:faults:)`` turned them on.
     let outbox = Mutex<NotificationOutbox?>(nil)
+    /// Get Notification History's requests, for the rate a catch-up keeps (`/simulator/arrivals`).
+    public let historyArrivals = ArrivalWindow()
+    /// The last reading of Get Notification History: its key, the outbox's size then, its records.
+    let historyReading = Mutex<(key: String, count: Int, records: [NotificationOutbox.Record])?>(nil)
 
     struct State {
         var clockMs: Int64

@@ -45,6 +45,7 @@ struct ServerAPIOptions: ParsableArguments {
             appAppleID: try settings.appAppleID(appAppleId),
             trustedRootFiles: roots,
             rate: try settings.int(serverApiRate, "server_api_rate", default: ServerAPIConfiguration.defaultRate),
+            rateGiven: try serverApiRate != nil || settings.int(nil, "server_api_rate", default: -1) != -1,
             allowInsecureHTTP: allowInsecureHTTP)
         try resolved.validate()
         return resolved

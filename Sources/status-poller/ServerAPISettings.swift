@@ -14,6 +14,8 @@ struct ServerAPISettings {
     var appAppleID: Int64?
     var trustedRootFiles: [String]
     var rate: Int
+    /// `--server-api-rate` (or `server_api_rate`) was given: then the catch-up keeps it too.
+    var rateGiven = false
     var allowInsecureHTTP: Bool
 
     func validate() throws {
@@ -71,7 +73,10 @@ struct ServerAPISettings {
         guard let credentials = try settings.credentials(bundleID: appStore.bundleID) else {
             throw usageError("\(purpose) with the App Store Server API: give --issuer-id, --key-id and the In-App Purchase key.")
         }
-        return try settings.configuration(credentials, appStore: appStore, readHistory: false)
+        var configuration = try settings.configuration(credentials, appStore: appStore, readHistory: false)
+        // Get Notification History has a limit of its own (Apple: 50 per second, per app).
+        if !rateGiven { configuration.ratePerSecond = ServerAPIConfiguration.notificationHistoryRate }
+        return configuration
     }
 
     /// The client's configuration: Apple's root, plus any test roots.

@@ -4,8 +4,8 @@ import Foundation
 /// event's instant, by the same builders as the simulator's API answers, so a notification and a
 /// poll at that instant say the same thing. Plain dictionaries, as everywhere in the simulator.
 enum NotificationBuilder {
-    /// V2: `{"signedPayload": …}`, signed by `pki`; `signedDate` is the event's instant.
-    static func version2(_ event: LifecycleEvent, uuid: String, population: Population, pki: SimulatorPKI) -> Data {
+    /// V2: the `signedPayload` (signed by `pki`; `signedDate` is the event's instant); ``body(_:)`` wraps it.
+    static func version2(_ event: LifecycleEvent, uuid: String, population: Population, pki: SimulatorPKI) -> String {
         let subscriber = population.subscribers[event.subscriberIndex]
         let configuration = population.configuration
         var data = ServerAPIResponseBuilder.head(environment: subscriber.environment, configuration: configuration)
@@ -22,13 +22,13 @@ enum NotificationBuilder {
         let (type, subtype) = event.version2
         var payload: [String: Any] = ["notificationType": type, "notificationUUID": uuid, "signedDate": event.atMs, "version": "2.0", "data": data]
         if let subtype { payload["subtype"] = subtype }
-        return signedBody(payload, pki: pki)
+        return pki.sign(payload)
     }
 
     /// V2 `TEST`: no data but the app's.
-    static func test(uuid: String, atMs: Int64, environment: String, configuration: PopulationConfiguration, pki: SimulatorPKI) -> Data {
+    static func test(uuid: String, atMs: Int64, environment: String, configuration: PopulationConfiguration, pki: SimulatorPKI) -> String {
         let data = ServerAPIResponseBuilder.head(environment: environment, configuration: configuration)
-        return signedBody(["notificationType": "TEST", "notificationUUID": uuid, "signedDate": atMs, "version": "2.0", "data": data], pki: pki)
+        return pki.sign(["notificationType": "TEST", "notificationUUID": uuid, "signedDate": atMs, "version": "2.0", "data": data])
     }
 
     /// V1 (Apple's current shape): the type, the shared secret as `password`, and in
@@ -59,7 +59,8 @@ enum NotificationBuilder {
         return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
     }
 
-    private static func signedBody(_ payload: [String: Any], pki: SimulatorPKI) -> Data {
-        (try? JSONSerialization.data(withJSONObject: ["signedPayload": pki.sign(payload)], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    /// The body Apple posts for a V2 notification.
+    static func body(_ signedPayload: String) -> Data {
+        Data(#"{"signedPayload":"\#(signedPayload)"}"#.utf8)
     }
 }

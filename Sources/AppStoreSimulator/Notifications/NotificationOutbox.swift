@@ -14,6 +14,8 @@ public struct NotificationOutbox: Sendable {
         /// The lifecycle event it tells; nil for `TEST`.
         public var event: LifecycleEvent?
         public var body: Data
+        /// V2: the JWS inside ``body``, as Get Notification History lists it ("" for V1).
+        public var signedPayload = ""
         /// When Apple first tried (the event's instant, or later when delayed).
         public var firstAttemptMs: Int64
         public var attempts: [SendAttempt] = []
@@ -40,8 +42,8 @@ public struct NotificationOutbox: Sendable {
     public let faults: NotificationFaults
     public private(set) var records: [Record] = []
     private var index: [String: Int] = [:]
-    /// Records with a try still to come.
-    private var pending: Set<Int> = []
+    /// Records with a try still to come, latest try first, so the next one is at the end.
+    private var pending: [(atMs: Int64, record: Int)] = []
     /// Events up to this instant are in ``records``.
     private var generatedThrough: Int64
 
@@ -57,9 +59,7 @@ public struct NotificationOutbox: Sendable {
             for event in population.lifecycleEvents(after: generatedThrough, through: ms) { schedule(event, population: population, pki: pki) }
             generatedThrough = ms
         }
-        guard let next = pending.min(by: { (records[$0].nextAttemptMs!, $0) < (records[$1].nextAttemptMs!, $1) }),
-            let at = records[next].nextAttemptMs, at <= ms
-        else { return nil }
+        guard let (at, next) = pending.last, at <= ms else { return nil }
         let record = records[next]
         var random = SeededRandom(seed: population.configuration.seed ^ 0x0070_5157, stableHash(record.id), UInt64(record.attempts.count))
         return Attempt(id: record.id, atMs: at, body: record.body, lost: random.chance(faults.lost), duplicated: random.chance(faults.duplicated))
@@ -67,22 +67,34 @@ public struct NotificationOutbox: Sendable {
 
     /// What became of `attempt`: the next try is scheduled unless it succeeded or none is left.
     mutating func record(_ attempt: Attempt, result: SendAttempt.Result) {
-        guard let position = index[attempt.id] else { return }
+        guard let position = index[attempt.id], let due = pending.lastIndex(where: { $0.record == position }) else { return }
+        pending.remove(at: due)
         records[position].attempts.append(SendAttempt(atMs: attempt.atMs, result: result))
         if result == .success || records[position].retriesLeft.isEmpty {
             records[position].nextAttemptMs = nil
-            pending.remove(position)
         } else {
-            records[position].nextAttemptMs = attempt.atMs + records[position].retriesLeft.removeFirst()
+            let next = attempt.atMs + records[position].retriesLeft.removeFirst()
+            records[position].nextAttemptMs = next
+            schedule(position, at: next)
         }
+    }
+
+    /// Keeps ``pending`` latest first; ties in the order they were scheduled.
+    private mutating func schedule(_ position: Int, at ms: Int64) {
+        var low = 0, high = pending.count
+        while low < high {
+            let middle = (low + high) / 2
+            if (pending[middle].atMs, -pending[middle].record) > (ms, -position) { low = middle + 1 } else { high = middle }
+        }
+        pending.insert((ms, position), at: low)
     }
 
     /// A `TEST` notification, due at `ms`; returns its id (the test notification token).
     mutating func scheduleTest(at ms: Int64, environment: String, configuration: PopulationConfiguration, pki: SimulatorPKI) -> String {
         let id = Self.uuid(seed: configuration.seed, "TEST", ms, UInt64(records.count))
+        let signed = NotificationBuilder.test(uuid: id, atMs: ms, environment: environment, configuration: configuration, pki: pki)
         add(Record(
-            id: id, version: 2, event: nil, body: NotificationBuilder.test(uuid: id, atMs: ms, environment: environment, configuration: configuration, pki: pki),
-            firstAttemptMs: ms, nextAttemptMs: ms, retriesLeft: []))
+            id: id, version: 2, event: nil, body: NotificationBuilder.body(signed), signedPayload: signed, firstAttemptMs: ms, nextAttemptMs: ms, retriesLeft: []))
         return id
     }
 
@@ -93,22 +105,26 @@ public struct NotificationOutbox: Sendable {
         let retries = environment == "Sandbox" ? [] : (version == 1 ? Self.version1Retries : Self.version2Retries)
         let id = Self.uuid(seed: population.configuration.seed, event.originalTransactionID, event.atMs, UInt64(LifecycleEvent.Kind.allCases.firstIndex(of: event.kind)!))
         let body: Data
+        var signed = ""
         if version == 1 {
             guard let type = event.version1 else { return }
             body = NotificationBuilder.version1(event, type: type, population: population)
         } else {
-            body = NotificationBuilder.version2(event, uuid: id, population: population, pki: pki)
+            signed = NotificationBuilder.version2(event, uuid: id, population: population, pki: pki)
+            body = NotificationBuilder.body(signed)
         }
         var random = SeededRandom(seed: population.configuration.seed ^ 0xDE1A_7ED, stableHash(id))
         let delay = random.chance(faults.delayed) ? random.time(in: 1...max(1, faults.maxDelayMs)) : 0
-        add(Record(id: id, version: version, event: event, body: body, firstAttemptMs: event.atMs + delay, nextAttemptMs: event.atMs + delay, retriesLeft: retries))
+        add(Record(
+            id: id, version: version, event: event, body: body, signedPayload: signed, firstAttemptMs: event.atMs + delay, nextAttemptMs: event.atMs + delay,
+            retriesLeft: retries))
     }
 
     private mutating func add(_ record: Record) {
         guard index[record.id] == nil else { return }
         index[record.id] = records.count
-        pending.insert(records.count)
         records.append(record)
+        if let at = record.nextAttemptMs { schedule(records.count - 1, at: at) }
     }
 
     /// A UUID drawn from the seed and what it names, so a seed replays the same ids.

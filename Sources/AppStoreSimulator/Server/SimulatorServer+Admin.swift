@@ -42,6 +42,12 @@ extension SimulatorServer {
             }
             return json(["user_id": userID, "environment": subscriber.environment, "now_ms": at, "chains": chains])
         }
+        // POST /simulator/arrivals: Get Notification History's requests so far and the most in
+        // any one second (then counted afresh), as the lean stand-in counts the Server API's.
+        router.post("simulator/arrivals") { _, _ in
+            let (total, most) = simulator.historyArrivals.take()
+            return json(["notification_history_requests": total, "most_in_one_second": most])
+        }
         router.get("simulator/statistics") { _, _ in
             let stats = simulator.statistics
             return json(["requests": stats.requests, "outcomes": stats.outcomes, "server_api_requests": stats.serverAPIRequests])

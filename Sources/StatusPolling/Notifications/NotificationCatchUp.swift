@@ -30,6 +30,9 @@ public struct NotificationCatchUp: Sendable {
     /// Read again before the checkpoint: a record Apple lists a little after its signing date is
     /// not missed; reading it twice is a duplicate, which costs nothing.
     public static let overlap: Duration = .seconds(3600)
+    /// Pages being written while the next is read: enough to keep Apple's rate when a page's
+    /// writes take longer than the 20 ms between two requests.
+    static let pagesWrittenAtOnce = 4
 
     let client: ServerAPIClient
     let receiver: NotificationReceiver
@@ -55,25 +58,59 @@ public struct NotificationCatchUp: Sendable {
             nowMs - Self.overlap.milliseconds)
         var report = Report(environment: environment, fromMs: start, throughMs: nowMs)
         let request = NotificationHistoryRequest(startDate: start, endDate: nowMs, onlyFailures: onlyFailures)
-        var token: String?
-        repeat {
-            let page = try await client.notificationHistory(request, paginationToken: token, in: environment, logger: logger)
-            report.pages += 1
-            for record in page.notificationHistory {
-                report.records += 1
-                switch await receiver.receive(Array(#"{"signedPayload":\#(JSONText.quoted(record.signedPayload))}"#.utf8), source: .history) {
-                case .accepted(let outcome, _, _): report.outcomes[outcome, default: 0] += 1
-                case .refused: report.refused += 1
-                case .unavailable(let reason): throw StoreError.unwritable(path: "the notification store", reason: reason)
+        // Pages are asked for one after another at Apple's rate while the last few are written,
+        // so the pace is the rate or the writes, whichever is slower, never their sum. Any
+        // failure ends the reading before the checkpoint moves.
+        try await withThrowingTaskGroup(of: Report.self) { group in
+            var token: String?
+            var writing = 0
+            repeat {
+                let page = try await client.notificationHistory(request, paginationToken: token, in: environment, logger: logger)
+                report.pages += 1
+                group.addTask { try await receive(page, environment: environment) }
+                writing += 1
+                if writing >= Self.pagesWrittenAtOnce, let written = try await group.next() {
+                    report.add(written)
+                    writing -= 1
                 }
-            }
-            token = page.hasMore ? page.paginationToken : nil
-        } while token != nil
+                token = page.hasMore ? page.paginationToken : nil
+            } while token != nil
+            for try await written in group { report.add(written) }
+        }
         report.coveredFromMs = try await inbox.setHistoryCheckpoint(environment, readFromMs: start, throughMs: nowMs, nowMs: nowMs)
         logger.info("caught up with Apple's notification history", metadata: [
             "environment": "\(environment.rawValue)", "pages": "\(report.pages)", "records": "\(report.records)",
             "applied": "\(report.outcomes[.applied, default: 0])", "duplicate": "\(report.outcomes[.duplicate, default: 0])",
         ])
         return report
+    }
+
+    /// A page's records, received together so that one commit of the receiver's queue takes them.
+    private func receive(_ page: NotificationHistoryResponse, environment: AppStoreEnvironment) async throws -> Report {
+        let replies = await withTaskGroup(of: NotificationReceiver.Reply.self) { group in
+            for record in page.notificationHistory {
+                group.addTask { await receiver.receive(Array(#"{"signedPayload":\#(JSONText.quoted(record.signedPayload))}"#.utf8), source: .history) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        var report = Report(environment: environment, fromMs: 0, throughMs: 0)
+        for reply in replies {
+            report.records += 1
+            switch reply {
+            case .accepted(let outcome, _, _): report.outcomes[outcome, default: 0] += 1
+            case .refused: report.refused += 1
+            case .unavailable(let reason): throw StoreError.unwritable(path: "the notification store", reason: reason)
+            }
+        }
+        return report
+    }
+}
+
+extension NotificationCatchUp.Report {
+    /// Adds the records of a page written.
+    mutating func add(_ page: Self) {
+        records += page.records
+        refused += page.refused
+        outcomes.merge(page.outcomes, uniquingKeysWith: +)
     }
 }

@@ -7,6 +7,10 @@ public struct ServerAPIConfiguration: Sendable {
     public static let appleSandboxURL = "https://api.storekit-sandbox.apple.com"
     /// Requests per second unless configured (`--server-api-rate`): below Apple's 50.
     public static let defaultRate = 40
+    /// Get Notification History's own limit (Apple's table: 50 per second), which a catch-up
+    /// keeps unless `--server-api-rate` says otherwise: it reads pages one after another, so it
+    /// never sends more than the limiter allows.
+    public static let notificationHistoryRate = 50
 
     /// Asked first, as for verifyReceipt.
     public var productionURL: String
