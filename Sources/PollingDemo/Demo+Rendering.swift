@@ -63,7 +63,7 @@ extension Demo.Outcome {
         lines.append("Truth check after the final, fault-free night: \(agreeing.formatted()) / \(check.rows.formatted()) subscriptions agree")
         lines.append("  (\(check.verifiedTonight.formatted()) verified tonight and equal to the App Store now; \(check.untouched.formatted()) not due tonight and equal to it at their last verification; \(check.current.formatted()) equal to it now).")
         if check.notified != nil {
-            lines.append("With notifications every row must equal the App Store now: \(check.current.formatted()) do; \(check.failedTonight.formatted()) failed tonight and kept their columns; \(check.awaitingApple.formatted()) wait for what V1 cannot tell (a notification not delivered yet, a renewal preference it cannot date) and their next poll.")
+            lines.append("With notifications every row must equal the App Store now: \(check.current.formatted()) do; \(check.failedTonight.formatted()) failed tonight and kept their columns; \(check.awaitingApple.formatted()) wait for a notification Apple has not sent yet (or, with V1, not delivered, or a renewal preference V1 cannot date).")
         }
         lines.append("Rows that differ from the App Store now and that no later night will select (the poller stopped watching them): \(check.unwatched.count)")
         for row in check.unwatched.prefix(20) { lines.append("  \(row)") }

@@ -185,14 +185,18 @@ public enum Demo {
         }
     }
 
-    /// V1 chains whose row may rightly hold older data tonight: a notification Apple has not
-    /// delivered (V1 has no history to catch up from), or a renewal preference changed since the
-    /// chain's last charge (V1's DID_CHANGE_RENEWAL_PREF carries no date, so it cannot be placed
-    /// after the last poll; the poll of the row's next window brings it).
+    /// Chains whose row may rightly hold older data tonight: Apple has not tried to send the
+    /// notification of an event before tonight's clock yet (a delivery late by minutes: neither the
+    /// receiver nor the history has it, and a row out of every window is not asked); with V1, also
+    /// a notification not delivered (V1 has no history to catch up from), or a renewal preference
+    /// changed since the chain's last charge (V1's DID_CHANGE_RENEWAL_PREF carries no date, so it
+    /// cannot be placed after the last poll; the poll of the row's next window brings it).
     static func awaitingApple(_ simulator: AppStoreSimulator, clockMs: Int64) -> Set<String> {
         var chains = Set<String>()
-        for record in simulator.notificationRecords where record.version == 1 {
-            guard let event = record.event else { continue }
+        for record in simulator.notificationRecords {
+            guard let event = record.event, event.atMs <= clockMs else { continue }
+            if record.firstAttemptMs > clockMs { chains.insert(event.originalTransactionID) }
+            guard record.version == 1 else { continue }
             if !record.delivered { chains.insert(event.originalTransactionID) }
             guard event.kind == .downgraded else { continue }
             let chain = simulator.population.subscribers[event.subscriberIndex].chains.first { $0.originalTransactionID == event.originalTransactionID }

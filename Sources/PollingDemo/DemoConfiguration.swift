@@ -37,7 +37,7 @@ public struct DemoConfiguration: Sendable {
     /// with the Server API; every row is then checked against the App Store now.
     public var notifications = false
     /// How deliveries go wrong: a few lost (retried on Apple's schedule), duplicated, delayed.
-    public var notificationFaults = NotificationFaults(lost: 0.01, duplicated: 0.02, delayed: 0.02, maxDelayMs: 10 * 60_000)
+    public var notificationFaults = NotificationFaults(lost: 0.005, duplicated: 0.02, delayed: 0.01, maxDelayMs: 10 * 60_000)
     /// Nights (1-based, inclusive) from the night before the first through the last of which the
     /// receiver is down: Apple's tries then fail, and the runs catch up from the history.
     public var receiverDownNights: ClosedRange<Int>?

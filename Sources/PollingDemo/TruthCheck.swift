@@ -14,12 +14,12 @@ import StatusPolling
 ///
 /// With notifications (``Notified``) the promise is stronger: every row equals the App Store *now*,
 /// whether or not tonight's run asked about it; only a row whose verification failed tonight, or
-/// whose chain has a V1 notification Apple has not delivered (V1 has no history to catch up
-/// from), is exempt.
+/// whose chain has a notification Apple has not sent yet (or, with V1, not delivered: V1 has no
+/// history to catch up from), is exempt.
 public struct TruthCheck: Sendable {
     /// What the check needs to know when notifications are on.
     public struct Notified: Sendable {
-        /// Chains with a notification Apple has not delivered yet and no history serves.
+        /// Chains with a notification Apple has not sent yet, or (V1) not delivered.
         public var awaitingApple: Set<String>
 
         public init(awaitingApple: Set<String> = []) { self.awaitingApple = awaitingApple }
@@ -54,7 +54,7 @@ public struct TruthCheck: Sendable {
     /// row must hold Apple's latest. The Server API returns none, and the row keeps the one uploaded.
     public var receiptsFromBackend = true
 
-    /// Rows that differ from the App Store now while Apple still owes their V1 notification.
+    /// Rows that differ from the App Store now while Apple still owes their notification.
     public var awaitingApple = 0
     /// Chains verified tonight (the entitlement lag's polls).
     public var verifiedChains: [String] = []
