@@ -19,6 +19,7 @@ extension PostgresSubscriptionStore {
             UNION SELECT id FROM subscriptions WHERE is_in_billing_retry = 1 AND expires_at >= \(b.billingRetryExpiredSince)
             UNION SELECT id FROM subscriptions WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
             """
+        guard b.canBeFresh else { return "SELECT id, false AS fresh FROM (\(selected)) AS selected" }
         // Each selected row's freshness from the row itself, found by its primary key (a join
         // would let the planner scan the table; the receipt is TOASTed apart, never read).
         return """

@@ -16,8 +16,12 @@ extension SQLiteSubscriptionStore {
             // table in `id` order for the union's merge. No `id > cursor` term either, for the same
             // reason: nightly runs start at 0, and a cursor is applied to the ids afterwards.
             let b = windows.bounds(nowMs: nowMs)
+            // Each selected row's freshness from its entry in `subscriptions_fresh`, which holds
+            // every column `SelectionWindows.Bounds.isFresh` reads (none when nothing can be fresh).
+            let fresh: SQL = b.canBeFresh ? SQL(sql: b.freshSQL(row: "f")) : "0"
+            let freshRows: SQL = b.canBeFresh ? "JOIN subscriptions AS f INDEXED BY subscriptions_fresh ON f.id = due.id" : ""
             return """
-                SELECT due.id, \(freshTerm(b)) FROM (
+                SELECT due.id, \(fresh) FROM (
                     SELECT id FROM subscriptions INDEXED BY subscriptions_unverified
                         WHERE original_transaction_id IS NULL
                     UNION SELECT id FROM subscriptions INDEXED BY subscriptions_user_id
@@ -29,17 +33,12 @@ extension SQLiteSubscriptionStore {
                     UNION SELECT id FROM subscriptions INDEXED BY subscriptions_grace_period_expires_at
                         WHERE grace_period_expires_at >= \(b.graceEndedSince)\(lapsedTerm(b.lapsed))
                     ORDER BY id) AS due
-                JOIN subscriptions AS f INDEXED BY subscriptions_fresh ON f.id = due.id
+                \(freshRows)
+                ORDER BY due.id
                 """
         case .backfill(let runID):
             return "SELECT subscription_id, 0 FROM backfill_targets WHERE run_id = \(runID) AND subscription_id > \(cursor) ORDER BY subscription_id"
         }
-    }
-
-    /// Whether a selected row is fresh (`SelectionWindows.Bounds.isFresh`), from the row's entry
-    /// in `subscriptions_fresh`, which holds every column the rule reads.
-    private static func freshTerm(_ b: SelectionWindows.Bounds) -> SQL {
-        SQL(sql: b.freshSQL(row: "f"))
     }
 
     /// The lapsed sweep's term: tonight's expiry ranges, each a search of the `expires_at`

@@ -113,6 +113,9 @@ public struct SelectionWindows: Sendable, Equatable {
             return !without.selects(state, receiptUploaded: receiptUploaded)
         }
 
+        /// Whether any row can be fresh tonight (else the stores skip the check).
+        public var canBeFresh: Bool { freshSince != nil || !coveredFrom.isEmpty }
+
         /// ``isFresh(_:receiptUploaded:appleStateAtMs:)`` in SQL on the table alias `f`, 1 or 0:
         /// the same text for SQLite and PostgreSQL, so both stores and the Swift rule agree.
         public func freshSQL(row f: String) -> String {
