@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+@testable import StatusPolling
+
+/// The report's numbers from a hand-built trail, every one worked out by hand: each way a billing
+/// episode closes, one open at the end, a recovery inside and after grace, a refund during retry,
+/// a sandbox row left out; the state mix, churn netting, movement and refunds.
+@Suite struct TrailReportTests {
+    static let day: Int64 = 86_400_000
+    /// Monday 2026-01-05 00:00 UTC.
+    static let t0: Int64 = 1_767_571_200_000
+
+    static func columns(_ chain: Int, expires: Int64, retry: Bool = false, grace: Int64? = nil, intent: Int? = nil, autoRenew: Bool = true, cancelled: Int64? = nil, environment: String = "Production") -> SubscriptionState {
+        SubscriptionState(
+            originalTransactionID: "\(1_000 + chain)", productID: "premium.monthly", environment: environment, expiresAt: expires,
+            gracePeriodExpiresAt: grace, isInBillingRetry: retry, autoRenewStatus: autoRenew, autoRenewProductID: "premium.monthly",
+            expirationIntent: intent, cancelledAt: cancelled)
+    }
+
+    /// The trail, in the order the writers appended it.
+    static var trail: [TrailEvent] {
+        let d = day, t = t0
+        var events: [(Int64, Int64, String, SubscriptionState, SubscriptionState)] = []
+        func verified(_ id: Int64, expires: Int64, environment: String = "Production") {
+            events.append((id, t + 3_600_000, "first_verified", .unverified, columns(Int(id), expires: expires, environment: environment)))
+        }
+        // 1: recovered inside its grace period.
+        verified(1, expires: t + 2 * d)
+        // 2: lost when the retry ended. 3: cancelled during the retry. 4: refunded during grace.
+        verified(2, expires: t + d)
+        verified(3, expires: t + d)
+        verified(4, expires: t + 3 * d)
+        // 5: open at the report's end. 6: recovered after its grace period. 7: a sandbox row.
+        verified(5, expires: t + 10 * d)
+        verified(6, expires: t + d)
+        verified(7, expires: t + d, environment: "Sandbox")
+        events.append((2, t + 2 * d, "entered_billing_retry", columns(2, expires: t + d), columns(2, expires: t + d, retry: true, intent: 2)))
+        events.append((3, t + 2 * d, "entered_billing_retry", columns(3, expires: t + d), columns(3, expires: t + d, retry: true, intent: 2)))
+        events.append((6, t + 2 * d, "entered_grace", columns(6, expires: t + d), columns(6, expires: t + d, retry: true, grace: t + 4 * d, intent: 2)))
+        events.append((7, t + 2 * d, "entered_billing_retry", columns(7, expires: t + d, environment: "Sandbox"), columns(7, expires: t + d, retry: true, intent: 2, environment: "Sandbox")))
+        events.append((1, t + 3 * d, "entered_grace", columns(1, expires: t + 2 * d), columns(1, expires: t + 2 * d, retry: true, grace: t + 18 * d, intent: 2)))
+        events.append((4, t + 4 * d, "entered_grace", columns(4, expires: t + 3 * d), columns(4, expires: t + 3 * d, retry: true, grace: t + 19 * d, intent: 2)))
+        events.append((3, t + 5 * d, "auto_renew_off", columns(3, expires: t + d, retry: true, intent: 2), columns(3, expires: t + d, retry: true, intent: 2, autoRenew: false)))
+        events.append((1, t + 6 * d, "recovered", columns(1, expires: t + 2 * d, retry: true, grace: t + 18 * d, intent: 2), columns(1, expires: t + 32 * d)))
+        events.append((4, t + 8 * d, "refunded", columns(4, expires: t + 3 * d, retry: true, grace: t + 19 * d, intent: 2),
+            columns(4, expires: t + 3 * d, retry: true, grace: t + 19 * d, intent: 2, autoRenew: false, cancelled: t + 7 * d)))
+        events.append((6, t + 9 * d, "recovered", columns(6, expires: t + d, retry: true, grace: t + 4 * d, intent: 2), columns(6, expires: t + 39 * d)))
+        events.append((5, t + 11 * d, "entered_billing_retry", columns(5, expires: t + 10 * d), columns(5, expires: t + 10 * d, retry: true, intent: 2)))
+        events.append((2, t + 15 * d, "expired", columns(2, expires: t + d, retry: true, intent: 2), columns(2, expires: t + d, intent: 2)))
+        return events.enumerated().map { index, e in TrailEvent(id: Int64(index + 1), subscriptionID: e.0, atMs: e.1, reason: e.2, old: e.3, new: e.4) }
+    }
+
+    static func report(environment: String? = "Production") -> TrailReport {
+        var builder = TrailReportBuilder(fromMs: t0, toMs: t0 + 20 * day, environment: environment)
+        for event in trail { builder.add(event) }
+        return builder.finish(runs: [], generatedAtMs: t0 + 20 * day)
+    }
+
+    @Test func episodesCloseEachWayAndOneStaysOpen() {
+        let report = Self.report()
+        let byRow = Dictionary(uniqueKeysWithValues: report.episodes.map { ($0.subscriptionID, $0) })
+        #expect(report.episodes.map(\.subscriptionID) == [2, 3, 6, 1, 4, 5])  // by day 0
+        #expect(byRow[1]?.outcome == .recovered)
+        #expect(byRow[1]?.days(endMs: report.toMs) == 4)
+        #expect(byRow[1]?.recoveredInGrace == true)
+        #expect(byRow[1]?.startMs == Self.t0 + 2 * Self.day)
+        #expect(byRow[1]?.seenAtMs == Self.t0 + 3 * Self.day)  // detected a day late
+        #expect(byRow[2]?.outcome == .lost)
+        #expect(byRow[2]?.days(endMs: report.toMs) == 14)
+        #expect(byRow[3]?.outcome == .cancelled)
+        #expect(byRow[4]?.outcome == .refunded)
+        #expect(byRow[5]?.outcome == nil)
+        #expect(byRow[5]?.days(endMs: report.toMs) == 10)
+        #expect(byRow[6]?.outcome == .recovered)
+        #expect(byRow[6]?.recoveredInGrace == false)
+        #expect(report.episodeCounts == ["recovered": 2, "lost": 1, "cancelled": 1, "refunded": 1, "open": 1])
+        #expect(report.medianDaysToRecover == 4)
+        // Both environments: the sandbox row's episode (open) joins.
+        #expect(Self.report(environment: nil).episodeCounts["open"] == 2)
+    }
+
+    /// Aalen–Johansen by hand: six at risk through day 4 (a recovery and a cancellation that day),
+    /// four on day 5 (a refund), three on day 8 (a recovery), the open one censored after day 10,
+    /// the last lost on day 14.
+    @Test func theRecoveryCurveCensorsOpenEpisodes() {
+        let curve = Self.report().curve
+        func near(_ a: Double, _ b: Double) -> Bool { abs(a - b) < 1e-12 }
+        #expect(curve.points.count == 61)
+        #expect(curve.points[3].recovered == 0)
+        #expect(curve.points[4].atRisk == 6)
+        #expect(near(curve.points[4].recovered, 1.0 / 6))  // 1 of 6
+        #expect(near(curve.points[4].cancelled, 1.0 / 6))
+        #expect(curve.points[5].atRisk == 4)
+        #expect(near(curve.points[5].refunded, 1.0 / 6))  // S(4) = 4/6, × 1/4
+        #expect(curve.points[8].atRisk == 3)
+        #expect(near(curve.points[8].recovered, 2.0 / 6))  // + S(7) = 1/2, × 1/3
+        #expect(curve.points[11].atRisk == 1)  // the open episode left after day 10
+        #expect(near(curve.points[14].lost, 1.0 / 3))  // S(13) = 1/3, × 1/1
+        #expect(near(curve.points[60].recovered + curve.points[60].lost + curve.points[60].cancelled + curve.points[60].refunded, 1))
+        #expect(TrailReport.headlineDays.map { curve.recovered(by: $0) }.map { ($0 * 6).rounded() } == [0, 1, 2, 2, 2])
+    }
+
+    @Test func theStateMixIsWhatTheViewWouldHaveSaid() {
+        let mix = Self.report().stateMix
+        #expect(mix.count == 20)
+        #expect(mix[0].dateMs == Self.t0)
+        // End of day 0: 1, 4 and 5 active; 2, 3 and 6 past their expiry, their failure not yet seen.
+        #expect(mix[0].counts.filter { $0.value > 0 } == ["active_renewing": 3, "expired": 3])
+        // End of day 2: 1 and 6 in grace, 2 and 3 in retry, 4 just expired, 5 active.
+        #expect(mix[2].counts.filter { $0.value > 0 } == ["active_renewing": 1, "grace_period": 2, "billing_retry": 2, "expired": 1])
+        // End of day 8 (day 9, 00:00): 1 renewed, 5 active, 6 recovered at that very instant; 2 and
+        // 3 (auto-renew off) in retry; 4 refunded.
+        #expect(mix[8].counts.filter { $0.value > 0 } == ["active_renewing": 3, "billing_retry": 2, "refunded": 1])
+    }
+
+    @Test func churnNetsOutRecoveriesOfThePeriod() {
+        let weeks = Self.report().churn.filter { $0.kind == "week" }
+        #expect(weeks.map(\.startMs) == [Self.t0, Self.t0 + 7 * Self.day, Self.t0 + 14 * Self.day])
+        #expect(weeks.map(\.churned) == [3, 2, 0])
+        #expect(weeks[0].byIntent == ["2": 3])
+        #expect(weeks[1].byIntent == ["2": 1, "refunded": 1])
+        #expect(weeks[1].activeAtStart == 3)
+        let months = Self.report().churn.filter { $0.kind == "month" }
+        #expect(months.count == 1)
+        #expect(months[0].churned == 4)  // 6's churn on day 4 nets out with its recovery on day 9
+        #expect(months[0].byIntent == ["2": 3, "refunded": 1])
+    }
+
+    @Test func movementAndRefunds() {
+        let report = Self.report()
+        #expect(report.movement.map(\.counts) == [
+            ["new": 6, "recovered": 1, "entered_billing_trouble": 5],
+            ["recovered": 1, "refunded": 1, "entered_billing_trouble": 1],
+            ["expired": 1],
+        ])
+        #expect(report.refunds.filter { $0.refunds > 0 } == [.init(dateMs: Self.t0 + 7 * Self.day, refunds: 1)])
+        #expect(report.refundRates.map(\.refunds) == [0, 1, 0])
+        #expect(report.refundRates.map(\.paid) == [6, 0, 0])
+    }
+}
