@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "PollingDemo", targets: ["PollingDemo"]),
         .library(name: "ReceiverServer", targets: ["ReceiverServer"]),
+        .library(name: "ReportPage", targets: ["ReportPage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // The library that owns the job: the pure entitlement decision, the run pipeline and
@@ -106,6 +108,13 @@ let package = Package(
         ),
         // The demo: the poller, night after night, against the simulator, checked against its truth.
         .target(
+            name: "ReportPage",
+            dependencies: [
+                "StatusPolling",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ]
+        ),
+        .target(
             name: "PollingDemo",
             dependencies: [
                 "StatusPolling",
@@ -124,6 +133,7 @@ let package = Package(
                 "AppStoreSimulator",
                 "PollingDemo",
                 "ReceiverServer",
+                "ReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -142,6 +152,7 @@ let package = Package(
                 "AppStoreSimulator",
                 "PollingDemo",
                 "ReceiverServer",
+                "ReportPage",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -100,6 +100,22 @@ extension PostgresSubscriptionStore {
         }
     }
 
+    public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
+        try await read { connection, logger in
+            let decoder = JSONDecoder()
+            return try await Self.rows(connection.query("""
+                SELECT id, subscription_id, at, reason, old_values, new_values FROM subscription_events
+                WHERE id > \(id) ORDER BY id LIMIT \(limit)
+                """, logger: logger)
+            ) { reader in
+                TrailEvent(
+                    id: try reader.next(), subscriptionID: try reader.next(), atMs: try reader.next(), reason: try reader.next(),
+                    old: try decoder.decode(SubscriptionState.self, from: Data(try reader.next(String.self).utf8)),
+                    new: try decoder.decode(SubscriptionState.self, from: Data(try reader.next(String.self).utf8)))
+            }
+        }
+    }
+
     public func lastSuccessfulRunFinishedAt(mode: RunMode) async throws -> Int64? {
         try await read { connection, logger in
             try await connection.query(

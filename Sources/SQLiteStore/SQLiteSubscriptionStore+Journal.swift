@@ -85,6 +85,22 @@ extension SQLiteSubscriptionStore {
         }
     }
 
+    /// The trail in `id` order, a page at a time (the report's one pass).
+    public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
+        try await pool.read { db in
+            let decoder = JSONDecoder()
+            return try Row.fetchAll(
+                db, sql: "SELECT id, subscription_id, at, reason, old_values, new_values FROM subscription_events WHERE id > ? ORDER BY id LIMIT ?",
+                arguments: [id, limit]
+            ).map { row in
+                TrailEvent(
+                    id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3],
+                    old: try decoder.decode(SubscriptionState.self, from: Data((row[4] as String).utf8)),
+                    new: try decoder.decode(SubscriptionState.self, from: Data((row[5] as String).utf8)))
+            }
+        }
+    }
+
     private static func insertRun(_ db: Database, _ start: RunStart) throws -> Int64 {
         let options = String(decoding: try JSONSerialization.data(withJSONObject: start.options, options: [.sortedKeys]), as: UTF8.self)
         try db.execute(literal: """

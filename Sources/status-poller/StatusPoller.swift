@@ -12,7 +12,7 @@ struct StatusPoller: AsyncParsableCommand {
         abstract: "Keeps App Store auto-renewable subscriptions current by replaying stored receipts against verifyReceipt.",
         discussion: RunExitCode.helpTable,
         subcommands: [
-            Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Show.self, Enroll.self, Notifications.self, DemoCommand.self, Simulate.self,
+            Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Report.self, Show.self, Enroll.self, Notifications.self, DemoCommand.self, Simulate.self,
         ])
 
     /// Runs the command, but reports usage errors with exit code 2 (ArgumentParser's default is 64),

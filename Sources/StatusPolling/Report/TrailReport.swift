@@ -44,9 +44,11 @@ public struct TrailReport: Sendable {
         public var counts: [String: Int]
     }
 
+    /// Refunds by refund date, and renewals (and new subscriptions) by the day the trail saw them.
     public struct RefundDay: Sendable, Equatable {
         public var dateMs: Int64
         public var refunds: Int
+        public var renewals = 0
     }
 
     /// Refunds by refund date ÷ (renewals + new) in the week; a later refund revises a past week.

@@ -17,6 +17,7 @@ public struct TrailReportBuilder {
     private var movement: [Int64: [String: Int]] = [:]
     private var refundsByDay: [Int64: Int] = [:]
     private var paidByWeek: [Int64: Int] = [:]
+    private var paidByDay: [Int64: Int] = [:]
 
     struct Churn {
         var atMs: Int64
@@ -64,8 +65,8 @@ public struct TrailReportBuilder {
         let week = Self.startOfWeek(at)
         func count(_ name: String) { movement[week, default: [:]][name, default: 0] += 1 }
         switch event.reason {
-        case "first_verified", "discovered": count("new"); paidByWeek[week, default: 0] += 1
-        case "renewed": count("renewed"); paidByWeek[week, default: 0] += 1
+        case "first_verified", "discovered": count("new"); paid(at)
+        case "renewed": count("renewed"); paid(at)
         case "recovered": count("recovered")
         case "upgraded": count("upgraded")
         case "expired": count("expired")
@@ -73,6 +74,10 @@ public struct TrailReportBuilder {
         default: break
         }
         if !wasOpen, tracker.isOpen(event.subscriptionID) { count("entered_billing_trouble") }
+        func paid(_ ms: Int64) {
+            paidByWeek[Self.startOfWeek(ms), default: 0] += 1
+            paidByDay[Self.startOfDay(ms), default: 0] += 1
+        }
         if let refunded = event.new.cancelledAt, event.old.cancelledAt == nil {
             refundsByDay[Self.startOfDay(refunded), default: 0] += 1
         }
@@ -139,7 +144,9 @@ public struct TrailReportBuilder {
             generatedAtMs: generatedAtMs, fromMs: fromMs, toMs: toMs, environment: environment,
             pollIntervalHours: Self.pollInterval(runs), episodes: episodes, curve: RecoveryCurve(episodes, endMs: toMs), stateMix: stateMix, churn: churn,
             movement: weeks.map { TrailReport.MovementWeek(startMs: $0, counts: movement[$0] ?? [:]) },
-            refunds: stride(from: fromMs, to: toMs, by: Int(Self.dayMs)).map { TrailReport.RefundDay(dateMs: $0, refunds: refundsByDay[$0] ?? 0) },
+            refunds: stride(from: fromMs, to: toMs, by: Int(Self.dayMs)).map {
+                TrailReport.RefundDay(dateMs: $0, refunds: refundsByDay[$0] ?? 0, renewals: paidByDay[$0] ?? 0)
+            },
             refundRates: weeks.map { TrailReport.RefundRate(startMs: $0, refunds: refundsByWeek[$0] ?? 0, paid: paidByWeek[$0] ?? 0) },
             runs: runs.filter { $0.nowMs >= fromMs && $0.nowMs < toMs }.sorted { $0.id < $1.id })
     }

@@ -135,6 +135,8 @@ import Testing
             ["expired": 1],
         ])
         #expect(report.refunds.filter { $0.refunds > 0 } == [.init(dateMs: Self.t0 + 7 * Self.day, refunds: 1)])
+        #expect(report.refunds.map(\.renewals).reduce(0, +) == 6)
+        #expect(report.refunds[0].renewals == 6)
         #expect(report.refundRates.map(\.refunds) == [0, 1, 0])
         #expect(report.refundRates.map(\.paid) == [6, 0, 0])
     }

@@ -1,0 +1,66 @@
+import Foundation
+
+extension TrailReport {
+    /// The report as one JSON document (keys sorted): the numbers of the page, for other tools.
+    /// Shares are fractions 0…1; days are ISO 8601 dates (UTC), instants ISO 8601 UTC.
+    public func json() throws -> String {
+        let counts = episodeCounts
+        var episodesObject: [String: Any] = [
+            "total": episodes.count, "recovered": counts["recovered"] ?? 0, "lost": counts["lost"] ?? 0,
+            "cancelled": counts["cancelled"] ?? 0, "refunded": counts["refunded"] ?? 0, "open": counts["open"] ?? 0,
+            "recovered_in_grace": episodes.filter(\.recoveredInGrace).count,
+            "recovered_by_day": Dictionary(uniqueKeysWithValues: Self.headlineDays.map { (String($0), curve.recovered(by: $0)) }),
+            "median_days_to_recover": medianDaysToRecover.map { $0 as Any } ?? NSNull(),
+        ]
+        let lags = episodes.map { Double($0.seenAtMs - $0.startMs) / 86_400_000 }.sorted()
+        episodesObject["median_detection_lag_days"] = lags.isEmpty ? NSNull() : lags[(lags.count - 1) / 2]
+        let object: [String: Any] = [
+            "generated_at": Self.instant(generatedAtMs), "from": Self.date(fromMs), "to": Self.date(toMs - 1),
+            "environment": environment ?? "all", "poll_interval_hours": pollIntervalHours.map { $0 as Any } ?? NSNull(),
+            "episodes": episodesObject,
+            "recovery_curve": curve.points.map { point -> [String: Any] in
+                ["day": point.day, "recovered": point.recovered, "lost": point.lost, "cancelled": point.cancelled, "refunded": point.refunded, "at_risk": point.atRisk]
+            },
+            "state_mix": stateMix.map { day -> [String: Any] in
+                var row: [String: Any] = ["date": Self.date(day.dateMs)]
+                for state in StateMix.State.allCases { row[state.rawValue] = day.counts[state.rawValue] ?? 0 }
+                return row
+            },
+            "churn": churn.map { period -> [String: Any] in
+                [
+                    "period": period.kind, "start": Self.date(period.startMs), "active_at_start": period.activeAtStart, "churned": period.churned,
+                    "rate": period.rate.map { $0 as Any } ?? NSNull(), "by_intent": period.byIntent,
+                ]
+            },
+            "movement": movement.map { week -> [String: Any] in
+                var row: [String: Any] = ["week": Self.date(week.startMs)]
+                for name in Self.movementNames { row[name] = week.counts[name] ?? 0 }
+                return row
+            },
+            "refunds": refunds.map { ["date": Self.date($0.dateMs), "refunds": $0.refunds, "renewals_and_new": $0.renewals] as [String: Any] },
+            "refund_rate": refundRates.map { week -> [String: Any] in
+                ["week": Self.date(week.startMs), "refunds": week.refunds, "renewals_and_new": week.paid, "rate": week.rate.map { $0 as Any } ?? NSNull()]
+            },
+            "runs": runs.map { run -> [String: Any] in
+                [
+                    "id": run.id, "mode": run.mode.rawValue, "clock": Self.instant(run.nowMs), "started_at": Self.instant(run.startedAtMs),
+                    "selected": run.selected ?? 0, "verified": run.verified ?? 0, "failed": run.failed ?? 0, "retries": run.retries ?? 0,
+                    "duration_seconds": run.finishedAtMs.map { Double($0 - run.startedAtMs) / 1000 as Any } ?? NSNull(),
+                ]
+            },
+        ]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The movement's series, in the order the page draws them.
+    public static let movementNames = ["new", "renewed", "recovered", "upgraded", "entered_billing_trouble", "expired", "refunded"]
+
+    public static func date(_ ms: Int64) -> String {
+        Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601.year().month().day())
+    }
+
+    public static func instant(_ ms: Int64) -> String {
+        Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601)
+    }
+}

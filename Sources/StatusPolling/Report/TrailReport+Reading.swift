@@ -1,0 +1,16 @@
+extension TrailReport {
+    /// Reads `trail` in one pass, a page of `pageSize` events at a time, into a report over
+    /// [fromMs, toMs) (nil `fromMs`: from the trail's first event's day).
+    public static func read(
+        _ trail: any SubscriptionTrail, runs: [RunRecord], fromMs: Int64?, toMs: Int64, environment: String?, generatedAtMs: Int64, pageSize: Int = 5_000
+    ) async throws -> TrailReport {
+        var page = try await trail.trailEvents(after: 0, limit: pageSize)
+        var builder = TrailReportBuilder(fromMs: fromMs ?? page.map(\.atMs).min() ?? toMs - 86_400_000, toMs: toMs, environment: environment)
+        while !page.isEmpty {
+            for event in page { builder.add(event) }
+            guard let last = page.last, page.count == pageSize else { break }
+            page = try await trail.trailEvents(after: last.id, limit: pageSize)
+        }
+        return builder.finish(runs: runs, generatedAtMs: generatedAtMs)
+    }
+}

@@ -1,0 +1,80 @@
+import AppStoreSimulator
+import Foundation
+import GRDB
+import Logging
+import PollingDemo
+import ReportPage
+@testable import SQLiteStore
+import Testing
+
+@testable import StatusPolling
+
+/// The report over a demo's trail: its numbers against plain SQL over `subscription_events`, and
+/// its billing episodes against the simulator's own truth (it knows every failed renewal and its
+/// recovery).
+@Suite(.serialized) struct TrailReportDemoTests {
+    @Test func theDemosReportAgreesWithTheTrailAndTheTruth() async throws {
+        try await withTemporaryDatabase { db in
+            let path = db.path + ".report"
+            var configuration = DemoConfiguration(
+                subscribers: 400, nights: 40, seed: 9, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+                slowAnswers: false, finalNightMs: 1_790_000_000_000)
+            configuration.rates = ["billing_failure=0.15"]
+            var logger = Logger(label: "report")
+            logger.logLevel = .critical
+            let demo = try await Demo.play(configuration, database: .sqlite(path: path), logger: logger)
+            #expect(demo.passed)
+            let store = try SQLiteSubscriptionStore.open(path: path)
+            defer { try? store.close() }
+            let toMs = configuration.finalNightMs + 86_400_000
+            let report = try await TrailReport.read(
+                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97)
+
+            // Plain SQL: the week's movement by reason, the refunds by day, the runs.
+            let sql = try await store.pool.read { d in
+                try Row.fetchAll(d, sql: """
+                    SELECT reason, count(*) AS n FROM subscription_events
+                    WHERE json_extract(new_values, '$.environment') = 'Production' OR (json_extract(new_values, '$.environment') IS NULL AND json_extract(old_values, '$.environment') = 'Production')
+                    GROUP BY reason
+                    """).reduce(into: [String: Int]()) { $0[$1["reason"]] = $1["n"] }
+            }
+            let movement = report.movement.reduce(into: [String: Int]()) { total, week in total.merge(week.counts, uniquingKeysWith: +) }
+            #expect(movement["renewed"] == sql["renewed"])
+            #expect(movement["recovered"] == sql["recovered"])
+            #expect(movement["refunded"] == sql["refunded"])
+            #expect(movement["new"] == (sql["first_verified"] ?? 0) + (sql["discovered"] ?? 0))
+            #expect(report.runs.count == demo.nights.count)
+            #expect(report.pollIntervalHours == 24)
+
+            // The truth: every episode starts at a failed renewal's expiry (a billing retry of its
+            // chain), and one closed as recovered is a retry the simulator recovered, seen within a night.
+            let population = Population(try PopulationConfiguration(
+                subscribers: configuration.subscribers, seed: configuration.seed, startMs: configuration.finalNightMs - Int64(configuration.nights) * 86_400_000,
+                horizonMs: configuration.finalNightMs + 90 * 86_400_000, gracePeriodDays: configuration.gracePeriodDays
+            ).applying(rates: configuration.rates))
+            #expect(report.episodes.count > 20)
+            var recovered = 0
+            for episode in report.episodes {
+                let row = try #require(try await store.subscription(id: episode.subscriptionID))
+                let chain = try #require(population.subscriber(userID: row.userID)?.chains.first { $0.originalTransactionID == row.state.originalTransactionID })
+                let retry = try #require(chain.billingRetries.first { $0.startMs == episode.startMs }, "episode of \(episode.subscriptionID) at \(episode.startMs)")
+                if episode.outcome == .recovered {
+                    recovered += 1
+                    #expect(retry.recovered)
+                    let seenAfter = try #require(episode.closedAtMs) - retry.endMs
+                    #expect(seenAfter >= 0 && seenAfter <= 86_400_000, "recovery seen \(seenAfter) ms after it")
+                }
+                if episode.outcome == .lost { #expect(!retry.recovered) }
+            }
+            #expect(recovered > 5)
+
+            // The page: every chart drawn, the JSON's numbers in it.
+            let html = try ReportPage.html(report)
+            #expect(html.components(separatedBy: "<svg").count - 1 == 6)
+            #expect(!html.contains("Nothing in this period"))
+            #expect(!html.contains("<script"))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any])
+            #expect((json["episodes"] as? [String: Any])?["total"] as? Int == report.episodes.count)
+        }
+    }
+}
