@@ -36,4 +36,6 @@ if [ $# -eq 0 ]; then
   Scripts/beside-test.sh --short --binary .build/debug/status-poller
   echo "==> the simulator's App Store Server API against Apple's Python library" >&2
   Scripts/server-api-crosscheck.sh --binary .build/debug/status-poller
+  echo "==> the report page in a real browser (chromium, headless)" >&2
+  Scripts/report-check.sh --binary .build/debug/status-poller
 fi

@@ -104,7 +104,9 @@ public struct StackedChart: Sendable {
         }
         for reference in references {
             out += #"<circle cx="\#(Self.n(x(reference.x)))" cy="\#(Self.n(y(reference.y)))" r="5" class="reference"><title>\#(Self.escape(reference.label))</title></circle>"#
-            out += #"<text x="\#(Self.n(x(reference.x) + 8))" y="\#(Self.n(y(reference.y) - 6))" class="reference-label">\#(Self.escape(reference.label))</text>"#
+            // Labelled on the side with room: left of a ring in the right half.
+            let leftward = x(reference.x) > left + plotWidth / 2
+            out += #"<text x="\#(Self.n(x(reference.x) + (leftward ? -8 : 8)))" y="\#(Self.n(y(reference.y) - 6))" text-anchor="\#(leftward ? "end" : "start")" class="reference-label">\#(Self.escape(reference.label))</text>"#
         }
         // Axes, x labels (at most about ten) and the axis titles.
         out += #"<line x1="\#(Self.n(left))" x2="\#(Self.n(width - right))" y1="\#(Self.n(self.top + plotHeight))" y2="\#(Self.n(self.top + plotHeight))" class="axis"/>"#

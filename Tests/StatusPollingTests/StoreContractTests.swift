@@ -376,6 +376,16 @@ import Testing
             #expect(events[0].entitlementAfter == "grace_period")
             #expect(events[0].appleStatus == 0)
             #expect(events[1].old == .unverified)
+            // The report's reading: the trail in id order, a page at a time, the columns decoded.
+            let first = try await db.store.trailEvents(after: 0, limit: 1)
+            #expect(first.map(\.reason) == ["first_verified"])
+            #expect(first.first?.subscriptionID == id)
+            #expect(first.first?.atMs == t0)
+            let rest = try await db.store.trailEvents(after: try #require(first.first?.id), limit: 10)
+            #expect(rest.map(\.reason) == ["entered_grace"])
+            #expect(rest.first?.old == verified)
+            #expect(rest.first?.new == grace)
+            #expect(try await db.store.trailEvents(after: try #require(rest.first?.id), limit: 10).isEmpty)
             let raw = try await db.row("SELECT old_values FROM subscription_events WHERE reason = 'first_verified'")?["old_values"]
             #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)
         }

@@ -18,6 +18,9 @@ public struct TrailReportBuilder {
     private var refundsByDay: [Int64: Int] = [:]
     private var paidByWeek: [Int64: Int] = [:]
     private var paidByDay: [Int64: Int] = [:]
+    /// The latest instant the trail has seen (with the runs' clocks): an access that ends after it
+    /// is not churn yet, since no one has looked since.
+    private var seenThroughMs = Int64.min
 
     struct Churn {
         var atMs: Int64
@@ -42,6 +45,7 @@ public struct TrailReportBuilder {
         if let environment, event.environment != environment { return }
         let at = event.atMs
         let inRange = at >= fromMs
+        seenThroughMs = max(seenThroughMs, at)
         if let previous = current[event.subscriptionID] {
             close(event.subscriptionID, previous.columns, from: previous.sinceMs, to: at)
             let before = StateMix.State(previous.columns, at: at)?.isEntitled ?? false
@@ -49,7 +53,7 @@ public struct TrailReportBuilder {
             if before, !after {
                 churned(event.subscriptionID, at: at, intent: event.new.cancelledAt != nil ? "refunded" : event.new.expirationIntent.map(String.init))
             } else if !before, after {
-                regained(event.subscriptionID, at: at)
+                regained(event.subscriptionID, at: at, renewal: event.reason == "renewed")
             }
         }
         if let index = lastChurn[event.subscriptionID], churns[index].intent == nil, let intent = event.new.expirationIntent,
@@ -97,9 +101,17 @@ public struct TrailReportBuilder {
         churns.append(Churn(atMs: ms, intent: intent))
     }
 
-    /// Access back (a recovery after expiry, a resubscription): a churn of the same week or month nets out.
-    private mutating func regained(_ subscriptionID: Int64, at ms: Int64) {
+    /// Access back (a recovery after expiry, a resubscription): a churn of the same week or month
+    /// nets out. A plain renewal seen after the expiry it followed was no churn at all: Apple charged
+    /// before the expiry, and only the poll came after it.
+    private mutating func regained(_ subscriptionID: Int64, at ms: Int64, renewal: Bool) {
         guard let index = lastChurn[subscriptionID] else { return }
+        if renewal {
+            churns[index].nettedInWeek = true
+            churns[index].nettedInMonth = true
+            lastChurn[subscriptionID] = nil
+            return
+        }
         if Self.startOfWeek(churns[index].atMs) == Self.startOfWeek(ms) { churns[index].nettedInWeek = true }
         if Self.startOfMonth(churns[index].atMs) == Self.startOfMonth(ms) { churns[index].nettedInMonth = true }
         lastChurn[subscriptionID] = nil
@@ -107,7 +119,9 @@ public struct TrailReportBuilder {
 
     /// The report, with `runs` (the run history) and the open episodes censored at its end.
     public mutating func finish(runs: [RunRecord], generatedAtMs: Int64) -> TrailReport {
-        for (subscriptionID, last) in current.sorted(by: { $0.key < $1.key }) { close(subscriptionID, last.columns, from: last.sinceMs, to: toMs) }
+        seenThroughMs = max(seenThroughMs, runs.map(\.nowMs).filter { $0 < toMs }.max() ?? .min)
+        // Through the end of the last day: its end (`toMs`) is the last instant the mix counts.
+        for (subscriptionID, last) in current.sorted(by: { $0.key < $1.key }) { close(subscriptionID, last.columns, from: last.sinceMs, to: toMs + 1) }
         let episodes = (closed + tracker.stillOpen).filter { $0.startMs >= fromMs && $0.startMs < toMs }
             .map { episode -> BillingEpisode in
                 var episode = episode
@@ -127,7 +141,7 @@ public struct TrailReportBuilder {
         var churn: [TrailReport.ChurnPeriod] = []
         for (kind, start, netted) in [("week", Self.startOfWeek, \Churn.nettedInWeek), ("month", Self.startOfMonth, \Churn.nettedInMonth)] as [(String, (Int64) -> Int64, KeyPath<Churn, Bool>)] {
             var byPeriod: [Int64: [String: Int]] = [:]
-            for item in churns where item.atMs >= fromMs && item.atMs < toMs && !item[keyPath: netted] {
+            for item in churns where item.atMs >= fromMs && item.atMs < toMs && item.atMs <= seenThroughMs && !item[keyPath: netted] {
                 byPeriod[start(item.atMs), default: [:]][item.intent ?? "unknown", default: 0] += 1
             }
             var period = start(fromMs)

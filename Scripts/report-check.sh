@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The report page in a real browser (issue 25): plays a short demo, writes its report, opens the
+# page in Debian's chromium (headless; installed here when it is installable), takes a screenshot
+# and fails on any console message of level error, or on a chart that draws no series.
+#
+#   Scripts/report-check.sh [--binary PATH] [--screenshot FILE]
+#
+# The screenshot of the default demo is docs/report.png (the README shows it):
+#   Scripts/report-check.sh --binary .build/release/status-poller --subscribers 3000 --nights 45 --screenshot docs/report.png
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+binary=.build/debug/status-poller screenshot="" subscribers=400 nights=30
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --binary) binary="$2"; shift 2 ;;
+    --screenshot) screenshot="$2"; shift 2 ;;
+    --subscribers) subscribers="$2"; shift 2 ;;
+    --nights) nights="$2"; shift 2 ;;
+    *) echo "error: unknown option '$1' (--binary PATH, --screenshot FILE, --subscribers N, --nights N)" >&2; exit 2 ;;
+  esac
+done
+
+browser=$(command -v chromium || true)
+if [ -z "$browser" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    echo "==> installing chromium" >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium > /dev/null
+    browser=$(command -v chromium)
+  else
+    echo "report check skipped: chromium is not installable here" >&2
+    exit 0
+  fi
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$binary" demo --database "$work/demo.sqlite" --subscribers "$subscribers" --nights "$nights" > "$work/demo.log" 2>&1 \
+  || { tail -20 "$work/demo.log" >&2; echo "error: the demo failed" >&2; exit 1; }
+"$binary" report --database "$work/demo.sqlite" --output "$work/report.html" >&2
+
+# Every chart draws at least one series (an empty one would say "Nothing in this period").
+charts=$(grep -o '<svg' "$work/report.html" | wc -l)
+drawn=$(python3 - "$work/report.html" <<'PY'
+import re, sys
+page = open(sys.argv[1]).read()
+print(sum(1 for svg in re.findall(r'<svg.*?</svg>', page, re.S) if 'class="series"' in svg))
+PY
+)
+[ "$charts" -ge 6 ] && [ "$drawn" -eq "$charts" ] || { echo "error: $drawn of $charts charts draw a series" >&2; exit 1; }
+grep -q '<script' "$work/report.html" && { echo "error: the page carries a script" >&2; exit 1; }
+
+shot=${screenshot:-$work/report.png}
+"$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
+  --window-size=900,3900 --screenshot="$shot" "file://$work/report.html" > "$work/browser.log" 2>&1
+[ -s "$shot" ] || { cat "$work/browser.log" >&2; echo "error: no screenshot" >&2; exit 1; }
+if grep -E 'CONSOLE|Uncaught|Refused to' "$work/browser.log" | grep -v 'dbus' > "$work/console.log"; then
+  cat "$work/console.log" >&2
+  echo "error: the page logged to the browser's console" >&2
+  exit 1
+fi
+echo "report check: $charts charts, each drawn; no console message; screenshot $shot" >&2
