@@ -13,7 +13,7 @@ extension StatusPoller {
                 subscriptions by state per day, movement per week, churn by expiration intent, refunds, and the runs.
                 """)
 
-        enum Format: String, ExpressibleByArgument, CaseIterable { case html, json }
+        enum Format: String, ExpressibleByArgument, CaseIterable { case html, json, csv }
 
         @OptionGroup var storeOptions: StoreOptions
 
@@ -26,10 +26,10 @@ extension StatusPoller {
         @Option(help: "Production, Sandbox or all.")
         var environment = "Production"
 
-        @Option(help: "html or json.")
+        @Option(help: "html, json, or csv (a directory with one file per series).")
         var format: Format = .html
 
-        @Option(help: "Where to write it; - for stdout. Default: status-poller-report.html (or .json).")
+        @Option(help: "Where to write it; - for stdout (html, json). Default: status-poller-report.html, .json, or the directory status-poller-report-csv.")
         var output: String?
 
         func validate() throws {
@@ -39,6 +39,7 @@ extension StatusPoller {
             if let from, let to, let first = Self.day(from), let last = Self.day(to), first > last {
                 throw ValidationError("--from (\(from)) is after --to (\(to)).")
             }
+            if format == .csv, output == "-" { throw ValidationError("--format csv writes a directory of files: give --output DIR, not -.") }
             guard ["Production", "Sandbox", "all"].contains(environment) else {
                 throw ValidationError("--environment must be Production, Sandbox or all, got '\(environment)'.")
             }
@@ -58,6 +59,7 @@ extension StatusPoller {
                     store, runs: try await store.runs(last: 100_000), fromMs: from.flatMap(Self.day), toMs: toMs,
                     environment: environment == "all" ? nil : environment, generatedAtMs: now)
             }
+            if format == .csv { return try writeCSV(report) }
             let text = format == .html ? try ReportPage.html(report) : try report.json() + "\n"
             let path = output ?? "status-poller-report.\(format.rawValue)"
             if path == "-" { return print(text, terminator: "") }
@@ -67,6 +69,19 @@ extension StatusPoller {
                 throw usageError("cannot write \(path): \(error.localizedDescription)")
             }
             say("wrote \(path): \(report.episodes.count) billing-issue episodes, \(report.stateMix.count) days, \(report.runs.count) runs")
+        }
+
+        func writeCSV(_ report: TrailReport) throws {
+            let directory = output ?? "status-poller-report-csv"
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for (name, text) in report.csv() {
+                    try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
+                }
+            } catch {
+                throw usageError("cannot write \(directory): \(error.localizedDescription)")
+            }
+            say("wrote \(report.csv().count) CSV files to \(directory)/: \(report.episodes.count) billing-issue episodes, \(report.stateMix.count) days")
         }
     }
 }

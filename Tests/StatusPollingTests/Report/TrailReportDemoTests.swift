@@ -78,3 +78,36 @@ import Testing
         }
     }
 }
+
+/// `status-poller report` as a command: its files, its refusals.
+@Suite struct ReportCommandTests {
+    @Test func anEmptyTrailGivesAPageThatSaysSoAndBadFlagsExitTwo() async throws {
+        try await withTemporaryDatabase { db in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-report-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let page = directory + "/page.html"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let html = try await StatusPollerProcess.launch(["report", "--database", db.path, "--output", page, "--from", "2026-11-01", "--to", "2026-11-07"]).outcome()
+            #expect(html.status == 0, "\(html.stderr)")
+            let text = try String(contentsOfFile: page, encoding: .utf8)
+            #expect(text.components(separatedBy: "Nothing in this period").count - 1 == 6)
+            #expect(text.contains("2026-11-01 – 2026-11-07"))
+            let csv = try await StatusPollerProcess.launch(["report", "--database", db.path, "--format", "csv", "--output", directory + "/csv", "--from", "2026-11-01", "--to", "2026-11-07"]).outcome()
+            #expect(csv.status == 0, "\(csv.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/csv").sorted() == [
+                "churn.csv", "episodes.csv", "movement.csv", "recovery_curve.csv", "refund_rate.csv", "refunds.csv", "runs.csv", "state_mix.csv",
+            ])
+            #expect(try String(contentsOfFile: directory + "/csv/state_mix.csv", encoding: .utf8).split(separator: "\n").count == 8)  // a header, 7 days
+            for (flags, message) in [
+                (["--from", "2026-13-01"], "--from must be a date like 2026-11-01, got '2026-13-01'."),
+                (["--from", "2026-11-08", "--to", "2026-11-01"], "--from (2026-11-08) is after --to (2026-11-01)."),
+                (["--environment", "prod"], "--environment must be Production, Sandbox or all, got 'prod'."),
+                (["--format", "csv", "--output", "-"], "--format csv writes a directory of files: give --output DIR, not -."),
+            ] {
+                let outcome = try await StatusPollerProcess.launch(["report", "--database", db.path] + flags).outcome()
+                #expect(outcome.status == 2, "\(flags)")
+                #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
+            }
+        }
+    }
+}

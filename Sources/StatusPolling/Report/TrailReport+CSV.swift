@@ -1,0 +1,41 @@
+extension TrailReport {
+    /// The report's series as CSV files, by file name: the same numbers as the JSON, one table each.
+    public func csv() -> [String: String] {
+        func file(_ header: [String], _ rows: [[String]]) -> String {
+            ([header] + rows).map { $0.map(Self.field).joined(separator: ",") }.joined(separator: "\n") + "\n"
+        }
+        func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
+        let states = StateMix.State.allCases.map(\.rawValue)
+        let intents = ["1", "2", "3", "4", "5", "refunded", "unknown"]
+        return [
+            "episodes.csv": file(
+                ["subscription_id", "day_0", "seen_at", "grace_ends", "outcome", "closed_at", "days", "recovered_in_grace"],
+                episodes.map { e in
+                    [String(e.subscriptionID), Self.instant(e.startMs), Self.instant(e.seenAtMs), e.graceEndsMs.map(Self.instant) ?? "", e.outcome?.rawValue ?? "open",
+                     e.closedAtMs.map(Self.instant) ?? "", String(e.days(endMs: toMs)), e.recoveredInGrace ? "1" : "0"]
+                }),
+            "recovery_curve.csv": file(
+                ["day", "at_risk", "recovered", "lost", "cancelled", "refunded"],
+                curve.points.map { [String($0.day), String($0.atRisk), String($0.recovered), String($0.lost), String($0.cancelled), String($0.refunded)] }),
+            "state_mix.csv": file(["date"] + states, stateMix.map { day in [Self.date(day.dateMs)] + states.map { String(day.counts[$0] ?? 0) } }),
+            "churn.csv": file(
+                ["period", "start", "active_at_start", "churned", "rate"] + intents.map { "intent_\($0)" },
+                churn.map { p in [p.kind, Self.date(p.startMs), String(p.activeAtStart), String(p.churned), number(p.rate)] + intents.map { String(p.byIntent[$0] ?? 0) } }),
+            "movement.csv": file(["week"] + Self.movementNames, movement.map { w in [Self.date(w.startMs)] + Self.movementNames.map { String(w.counts[$0] ?? 0) } }),
+            "refunds.csv": file(["date", "refunds", "renewals_and_new"], refunds.map { [Self.date($0.dateMs), String($0.refunds), String($0.renewals)] }),
+            "refund_rate.csv": file(["week", "refunds", "renewals_and_new", "rate"], refundRates.map { [Self.date($0.startMs), String($0.refunds), String($0.paid), number($0.rate)] }),
+            "runs.csv": file(
+                ["id", "mode", "clock", "started_at", "selected", "verified", "failed", "retries", "duration_seconds"],
+                runs.map { r in
+                    [String(r.id), r.mode.rawValue, Self.instant(r.nowMs), Self.instant(r.startedAtMs), String(r.selected ?? 0), String(r.verified ?? 0),
+                     String(r.failed ?? 0), String(r.retries ?? 0), r.finishedAtMs.map { String(Double($0 - r.startedAtMs) / 1000) } ?? ""]
+                }),
+        ]
+    }
+
+    /// A CSV field, quoted when it must be (RFC 4180).
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
