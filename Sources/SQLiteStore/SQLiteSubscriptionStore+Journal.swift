@@ -85,18 +85,21 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    /// The trail in `id` order, a page at a time (the report's one pass).
+    /// The trail in `id` order, a page at a time (the report's one pass), its columns read out of
+    /// the JSON by SQLite (`StateColumns.fromJSON`).
     public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
         try await pool.read { db in
-            let decoder = JSONDecoder()
-            return try Row.fetchAll(
-                db, sql: "SELECT id, subscription_id, at, reason, old_values, new_values FROM subscription_events WHERE id > ? ORDER BY id LIMIT ?",
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, subscription_id, at, reason, \(StateColumns.fromJSON("old_values")), \(StateColumns.fromJSON("new_values"))
+                    FROM subscription_events WHERE id > ? ORDER BY id LIMIT ?
+                    """,
                 arguments: [id, limit]
             ).map { row in
                 TrailEvent(
                     id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3],
-                    old: try decoder.decode(SubscriptionState.self, from: Data((row[4] as String).utf8)),
-                    new: try decoder.decode(SubscriptionState.self, from: Data((row[5] as String).utf8)))
+                    old: StateColumns.state(row, from: 4), new: StateColumns.state(row, from: 4 + StateColumns.count))
             }
         }
     }
