@@ -14,7 +14,8 @@ public struct NotificationCatchUp: Sendable {
         public var throughMs: Int64
         public var pages = 0
         /// Every notification Apple tried since this instant is in the store: the history has been
-        /// read without a gap from here through ``throughMs`` (nil until the checkpoint moved).
+        /// read without a gap from here through ``throughMs`` (nil until the checkpoint moved, and
+        /// when this reading found no record: nothing shows that Apple sends notifications at all).
         public var coveredFromMs: Int64?
         public var records = 0
         public var outcomes: [NotificationOutcome: Int] = [:]
@@ -77,7 +78,11 @@ public struct NotificationCatchUp: Sendable {
             } while token != nil
             for try await written in group { report.add(written) }
         }
-        report.coveredFromMs = try await inbox.setHistoryCheckpoint(environment, readFromMs: start, throughMs: nowMs, nowMs: nowMs)
+        let coveredFrom = try await inbox.setHistoryCheckpoint(environment, readFromMs: start, throughMs: nowMs, nowMs: nowMs)
+        // Only a reading with records proves that Apple sends this app's notifications somewhere:
+        // an app with no notification URL reads empty pages forever, and its rows must still be
+        // asked (a recovery from billing retry would otherwise never be heard).
+        report.coveredFromMs = report.records > 0 ? coveredFrom : nil
         logger.info("caught up with Apple's notification history", metadata: [
             "environment": "\(environment.rawValue)", "pages": "\(report.pages)", "records": "\(report.records)",
             "applied": "\(report.outcomes[.applied, default: 0])", "duplicate": "\(report.outcomes[.duplicate, default: 0])",
