@@ -8,17 +8,16 @@ struct StateMix {
 
         var isEntitled: Bool { self == .activeRenewing || self == .activeCancelling || self == .gracePeriod }
 
-        /// The state of `columns` at `ms`; nil for a row never verified (not counted).
+        /// The state of `columns` at `ms` — the `entitlements` view's (`SubscriptionState.entitlement(at:)`),
+        /// active split by auto-renew; nil for a row never verified (not counted).
         init?(_ columns: SubscriptionState, at ms: Int64) {
-            guard columns.originalTransactionID != nil else { return nil }
-            if columns.cancelledAt != nil {
-                self = .refunded
-            } else if let expires = columns.expiresAt, expires > ms {
-                self = columns.autoRenewStatus == false ? .activeCancelling : .activeRenewing
-            } else if let grace = columns.gracePeriodExpiresAt, grace > ms {
-                self = .gracePeriod
-            } else {
-                self = columns.isInBillingRetry ? .billingRetry : .expired
+            switch columns.entitlement(at: ms) {
+            case .unverified: return nil
+            case .active: self = columns.autoRenewStatus == false ? .activeCancelling : .activeRenewing
+            case .gracePeriod: self = .gracePeriod
+            case .billingRetry: self = .billingRetry
+            case .expired: self = .expired
+            case .refunded: self = .refunded
             }
         }
     }

@@ -48,8 +48,8 @@ public struct TrailReportBuilder {
         seenThroughMs = max(seenThroughMs, at)
         if let previous = current[event.subscriptionID] {
             close(event.subscriptionID, previous.columns, from: previous.sinceMs, to: at)
-            let before = StateMix.State(previous.columns, at: at)?.isEntitled ?? false
-            let after = StateMix.State(event.new, at: at)?.isEntitled ?? false
+            let before = previous.columns.entitlement(at: at).isEntitled
+            let after = event.new.entitlement(at: at).isEntitled
             if before, !after {
                 churned(event.subscriptionID, at: at, intent: event.new.cancelledAt != nil ? "refunded" : event.new.expirationIntent.map(String.init))
             } else if !before, after {
@@ -57,7 +57,7 @@ public struct TrailReportBuilder {
             }
         }
         if let index = lastChurn[event.subscriptionID], churns[index].intent == nil, let intent = event.new.expirationIntent,
-            !(StateMix.State(event.new, at: at)?.isEntitled ?? false)
+            !event.new.entitlement(at: at).isEntitled
         {
             churns[index].intent = String(intent)
         }
@@ -91,7 +91,7 @@ public struct TrailReportBuilder {
     /// access ends inside it.
     private mutating func close(_ subscriptionID: Int64, _ columns: SubscriptionState, from startMs: Int64, to endMs: Int64) {
         mix.add(columns, from: startMs, to: endMs)
-        guard StateMix.State(columns, at: startMs)?.isEntitled == true else { return }
+        guard columns.entitlement(at: startMs).isEntitled else { return }
         let end = max(columns.expiresAt ?? .min, columns.gracePeriodExpiresAt ?? .min)
         if end > startMs, end < endMs { churned(subscriptionID, at: end, intent: columns.expirationIntent.map(String.init)) }
     }
