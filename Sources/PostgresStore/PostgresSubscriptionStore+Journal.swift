@@ -105,26 +105,30 @@ extension PostgresSubscriptionStore {
     public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
         try await read { connection, logger in
             try await Self.rows(connection.query(PostgresQuery(unsafeSQL: """
-                SELECT id, subscription_id, at, reason, \(Self.stateFromJSON("o")), \(Self.stateFromJSON("n"))
-                FROM (SELECT id, subscription_id, at, reason, old_values::jsonb AS o, new_values::jsonb AS n
+                SELECT id, subscription_id, at, reason, coalesce(n->>'environment', o->>'environment'), source,
+                    CASE WHEN notification_id IS NOT NULL
+                        THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = page.notification_id) END,
+                    \(Self.trailFromJSON("o")), \(Self.trailFromJSON("n"))
+                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values::jsonb AS o, new_values::jsonb AS n
                       FROM subscription_events WHERE id > \(id) ORDER BY id LIMIT \(limit)) AS page
                 ORDER BY id
                 """), logger: logger)
             ) { reader in
                 TrailEvent(
                     id: try reader.next(), subscriptionID: try reader.next(), atMs: try reader.next(), reason: try reader.next(),
-                    old: try reader.state(), new: try reader.state())
+                    environment: try reader.next(), source: try reader.next(), notifiedAtMs: try reader.next(),
+                    old: try reader.trailState(), new: try reader.trailState())
             }
         }
     }
 
-    /// The contract columns of the JSON object `v`, typed as the table's, for ``RowReader/state()``.
-    static func stateFromJSON(_ v: String) -> String {
+    /// The report's columns (``TrailState``) of the JSON object `v`, for ``RowReader/trailState()``:
+    /// the identifiers only as "is there one".
+    static func trailFromJSON(_ v: String) -> String {
         """
-        \(v)->>'original_transaction_id', \(v)->>'product_id', \(v)->>'environment', (\(v)->>'expires_at')::bigint, \
-        (\(v)->>'grace_period_expires_at')::bigint, CASE WHEN (\(v)->>'is_in_billing_retry')::boolean THEN 1 ELSE 0 END, \
-        CASE (\(v)->>'auto_renew_status')::boolean WHEN true THEN 1 WHEN false THEN 0 END, \(v)->>'auto_renew_product_id', \
-        (\(v)->>'expiration_intent')::integer, (\(v)->>'cancelled_at')::bigint
+        (\(v)->>'original_transaction_id') IS NOT NULL, \
+        (\(v)->>'expires_at')::bigint, (\(v)->>'grace_period_expires_at')::bigint, coalesce((\(v)->>'is_in_billing_retry')::boolean, false), \
+        (\(v)->>'auto_renew_status')::boolean, (\(v)->>'expiration_intent')::integer, (\(v)->>'cancelled_at')::bigint
         """
     }
 

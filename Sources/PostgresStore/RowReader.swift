@@ -33,6 +33,13 @@ struct RowReader {
             autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next())
     }
 
+    /// The report's columns, in the order of ``PostgresSubscriptionStore/trailFromJSON(_:)``.
+    mutating func trailState() throws -> TrailState {
+        TrailState(
+            isVerified: try next(), expiresAt: try next(), gracePeriodExpiresAt: try next(), isInBillingRetry: try next(),
+            autoRenewStatus: try next(), expirationIntent: try next(), cancelledAt: try next())
+    }
+
     mutating func subscription() throws -> SubscriptionRow {
         let id: Int64 = try next()
         let userID: String = try next()

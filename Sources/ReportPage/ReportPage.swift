@@ -21,20 +21,20 @@ public enum ReportPage {
         let counts = report.episodeCounts
         let percent = { (share: Double) in String(format: "%.0f %%", share * 100) }
         let headline: [[String: Any]] = [
-            ["value": String(report.episodes.count), "label": "billing-issue episodes"],
+            ["value": String(report.episodes.total), "label": "billing-issue episodes"],
             ["value": percent(report.curve.recovered(by: 7)), "label": "recovered by day 7"],
             ["value": percent(report.curve.recovered(by: 16)), "label": "recovered by day 16"],
             ["value": percent(report.curve.recovered(by: 60)), "label": "recovered by day 60"],
             ["value": report.medianDaysToRecover.map { "\($0) d" } ?? "–", "label": "median time to recover"],
-            ["value": String(report.episodes.filter(\.recoveredInGrace).count), "label": "recovered within grace"],
+            ["value": String(report.episodes.recoveredInGrace), "label": "recovered within grace"],
             ["value": String(counts["lost"] ?? 0), "label": "lost to billing"],
-        ]
+        ] + notificationHeadline(report)
         return [
             "environment": report.environment ?? "All", "from": TrailReport.date(report.fromMs), "to": TrailReport.date(report.toMs - 1),
             "generated": TrailReport.instant(report.generatedAtMs),
             "pollInterval": report.pollIntervalHours.map { String(format: "%.0f hours", $0) } ?? "(fewer than two nightly runs)",
             "headline": headline,
-            "charts": [recovery(report), stateMix(report), movement(report), churn(report), refunds(report), runs(report)].map(\.context),
+            "charts": [recovery(report), stateMix(report), movement(report), churn(report), refunds(report), sources(report), runs(report)].map(\.context),
         ]
     }
 
@@ -66,8 +66,7 @@ public enum ReportPage {
                 ChartSeries(name: "refunded", color: ChartPalette.purple, values: points.map(\.refunded)),
             ],
             xLabels: points.map { String($0.day) }, xTitle: "days since the failed renewal (day 0: its expiry)", yTitle: "share of episodes", shares: true)
-        let graces = report.episodes.compactMap { episode in episode.graceEndsMs.map { Double($0 - episode.startMs) / 86_400_000 } }.sorted()
-        if !graces.isEmpty { chart.markers = [.init(x: graces[(graces.count - 1) / 2], label: "grace period ends")] }
+        if let grace = report.episodes.medianGraceDays { chart.markers = [.init(x: grace, label: "grace period ends")] }
         chart.references = appleReferences
         return Section(
             id: "recovery", title: "Recovery from billing issues", chart: chart,
@@ -153,6 +152,56 @@ public enum ReportPage {
             columns: ["week", "refunds", "renewals and new", "refund rate"],
             rows: report.refundRates.map { [TrailReport.date($0.startMs), String($0.refunds), String($0.paid), $0.rate.map(share) ?? "–"] })
     }
+
+    /// The notification lag and share in the headline, once notifications brought any change.
+    static func notificationHeadline(_ report: TrailReport) -> [[String: Any]] {
+        let lag = report.notificationLag
+        let total = report.sources.map { $0.counts.values.reduce(0, +) }.reduce(0, +)
+        guard lag.count > 0, total > 0, let p95 = lag.p95Seconds else { return [] }
+        let notified = report.sources.map { $0.counts["notification"] ?? 0 }.reduce(0, +)
+        return [
+            ["value": percentOf(Double(notified) / Double(total)), "label": "of changes by notification"],
+            ["value": duration(p95), "label": "notification lag, p95"],
+        ]
+    }
+
+    static let sourceColors: [(String, String, String)] = [
+        ("poll", "nightly poll", ChartPalette.blue), ("notification", "notification", ChartPalette.green),
+        ("backfill", "backfill", ChartPalette.purple), ("unknown", "not recorded", ChartPalette.grey),
+    ]
+
+    static func sources(_ report: TrailReport) -> Section {
+        let weeks = report.sources
+        func seconds(_ value: Int64?) -> String { value.map(duration) ?? "–" }
+        return Section(
+            id: "sources", title: "Who brought each change, per week",
+            chart: StackedChart(
+                style: .bars, series: sourceColors.map { key, name, color in ChartSeries(name: name, color: color, values: weeks.map { Double($0.counts[key] ?? 0) }) },
+                xLabels: weeks.map { TrailReport.date($0.startMs) }, xTitle: "week starting (Monday, UTC)", yTitle: "share of the week's changes", normalized: true),
+            definition: """
+                Every change the trail recorded, by what brought it: a nightly poll, an App Store Server Notification (pushed, or read \
+                from Apple's history by a catch-up), or a backfill; "not recorded" for rows written before the trail kept it. The \
+                notification lag is from when Apple's data in the notification was true (its signedDate) to when the row held it — \
+                a poll learns of the same change only at its next night.
+                """,
+            columns: ["week"] + sourceColors.map(\.1) + ["notification lag p50", "p95", "max"],
+            rows: weeks.map { week in
+                [TrailReport.date(week.startMs)] + sourceColors.map { String(week.counts[$0.0] ?? 0) }
+                    + [seconds(week.notificationLag.p50Seconds), seconds(week.notificationLag.p95Seconds), seconds(week.notificationLag.maxSeconds)]
+            })
+    }
+
+    /// Seconds as the page shows them: 0 s, 42 s, 7 min, 3.5 h, 2.1 d.
+    static func duration(_ seconds: Int64) -> String {
+        switch seconds {
+        case ..<60: return "\(seconds) s"
+        case ..<3_600: return "\(seconds / 60) min"
+        case ..<86_400: return String(format: "%.1f h", Double(seconds) / 3_600)
+        default: return String(format: "%.1f d", Double(seconds) / 86_400)
+        }
+    }
+
+    static func percentOf(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
 
     static func runs(_ report: TrailReport) -> Section {
         let runs = report.runs

@@ -86,20 +86,24 @@ extension SQLiteSubscriptionStore {
     }
 
     /// The trail in `id` order, a page at a time (the report's one pass), its columns read out of
-    /// the JSON by SQLite (`StateColumns.fromJSON`).
+    /// the JSON by SQLite (`StateColumns.trailFromJSON`).
     public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
         try await pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, subscription_id, at, reason, \(StateColumns.fromJSON("old_values")), \(StateColumns.fromJSON("new_values"))
-                    FROM subscription_events WHERE id > ? ORDER BY id LIMIT ?
+                    SELECT e.id, e.subscription_id, e.at, e.reason,
+                        coalesce(json_extract(e.new_values, '$.environment'), json_extract(e.old_values, '$.environment')), e.source,
+                        CASE WHEN e.notification_id IS NOT NULL
+                            THEN (SELECT n.apple_state_at FROM app_store_notifications AS n WHERE n.notification_id = e.notification_id) END,
+                        \(StateColumns.trailFromJSON("e.old_values")), \(StateColumns.trailFromJSON("e.new_values"))
+                    FROM subscription_events AS e WHERE e.id > ? ORDER BY e.id LIMIT ?
                     """,
                 arguments: [id, limit]
             ).map { row in
                 TrailEvent(
-                    id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3],
-                    old: StateColumns.state(row, from: 4), new: StateColumns.state(row, from: 4 + StateColumns.count))
+                    id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3], environment: row[4], source: row[5], notifiedAtMs: row[6],
+                    old: StateColumns.trailState(row, from: 7), new: StateColumns.trailState(row, from: 7 + StateColumns.trailCount))
             }
         }
     }

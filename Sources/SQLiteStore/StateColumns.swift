@@ -10,13 +10,22 @@ enum StateColumns {
         is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at
         """
 
-    /// `list`'s columns read out of a JSON object of them (the trail's `old_values`, `new_values`)
-    /// by SQLite's own JSON functions: far cheaper than a decoder for the report's millions.
-    static func fromJSON(_ column: String) -> String {
-        list.split(separator: ",").map { name in
-            let key = name.trimmingCharacters(in: .whitespaces)
-            return "json_extract(\(column), '$.\(key)')"
-        }.joined(separator: ", ")
+    /// The report's columns (``TrailState``) out of a JSON object of the contract columns, in the
+    /// order ``trailState(_:from:)`` reads them: the identifiers only as "is there one".
+    static func trailFromJSON(_ column: String) -> String {
+        let columns = ["expires_at", "grace_period_expires_at", "is_in_billing_retry", "auto_renew_status", "expiration_intent", "cancelled_at"]
+        return "json_extract(\(column), '$.original_transaction_id') IS NOT NULL, "
+            + columns.map { "json_extract(\(column), '$.\($0)')" }.joined(separator: ", ")
+    }
+
+    /// How many columns `trailFromJSON` names.
+    static let trailCount = 7
+
+    /// The report's columns in `row`'s columns `start…start + 6`, in the order of `trailFromJSON`.
+    static func trailState(_ row: Row, from start: Int) -> TrailState {
+        TrailState(
+            isVerified: row[start], expiresAt: row[start + 1], gracePeriodExpiresAt: row[start + 2], isInBillingRetry: row[start + 3],
+            autoRenewStatus: row[start + 4], expirationIntent: row[start + 5], cancelledAt: row[start + 6])
     }
 
     /// How many columns `list` names.

@@ -54,12 +54,25 @@ extension StatusPoller {
         func run() async throws {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             let toMs = to.flatMap(Self.day).map { $0 + 86_400_000 } ?? (now - now % 86_400_000 + 86_400_000)
+            let directory = output ?? "status-poller-report-csv"
+            // CSV: episodes.csv is written while the trail is read, one line per episode as it closes.
+            let episodeLines: EpisodeCSV?
+            if format == .csv {
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    episodeLines = try EpisodeCSV(path: directory + "/episodes.csv", endMs: toMs)
+                } catch {
+                    throw usageError("cannot write \(directory): \(error.localizedDescription)")
+                }
+            } else {
+                episodeLines = nil
+            }
             let report = try await storeOptions.withStore(try await storeOptions.settings()) { store, _ in
                 try await TrailReport.read(
                     store, runs: try await store.runs(last: 100_000), fromMs: from.flatMap(Self.day), toMs: toMs,
-                    environment: environment == "all" ? nil : environment, generatedAtMs: now)
+                    environment: environment == "all" ? nil : environment, generatedAtMs: now, onEpisode: episodeLines.map { lines in { lines.write($0) } })
             }
-            if format == .csv { return try writeCSV(report) }
+            if let episodeLines { return try writeCSV(report, episodes: episodeLines, to: directory) }
             let text = format == .html ? try ReportPage.html(report) : try report.json() + "\n"
             let path = output ?? "status-poller-report.\(format.rawValue)"
             if path == "-" { return print(text, terminator: "") }
@@ -68,20 +81,20 @@ extension StatusPoller {
             } catch {
                 throw usageError("cannot write \(path): \(error.localizedDescription)")
             }
-            say("wrote \(path): \(report.episodes.count) billing-issue episodes, \(report.stateMix.count) days, \(report.runs.count) runs")
+            say("wrote \(path): \(report.episodes.total) billing-issue episodes, \(report.stateMix.count) days, \(report.runs.count) runs")
         }
 
-        func writeCSV(_ report: TrailReport) throws {
-            let directory = output ?? "status-poller-report-csv"
+        func writeCSV(_ report: TrailReport, episodes: EpisodeCSV, to directory: String) throws {
+            let files = report.csv()
             do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                for (name, text) in report.csv() {
+                try episodes.finish()
+                for (name, text) in files {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: directory).appendingPathComponent(name), options: .atomic)
                 }
             } catch {
                 throw usageError("cannot write \(directory): \(error.localizedDescription)")
             }
-            say("wrote \(report.csv().count) CSV files to \(directory)/: \(report.episodes.count) billing-issue episodes, \(report.stateMix.count) days")
+            say("wrote \(files.count + 1) CSV files to \(directory)/: \(episodes.lines) billing-issue episodes, \(report.stateMix.count) days")
         }
     }
 }

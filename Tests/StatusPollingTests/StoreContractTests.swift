@@ -350,6 +350,17 @@ import Testing
                 subscriptionID: id, runID: night, receiptSent: "R1", state: verified, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0 + 40))
             #expect(newer == .written(previous: renewed))
             #expect(try await db.store.history(userID: "u1").first?.source == "poll")
+            // The report's reading: who brought each change, and a notification's signed instant
+            // from its stored row (the receiver writes both in one transaction).
+            try await db.execute("""
+                INSERT INTO app_store_notifications (notification_id, version, type, signed_at, apple_state_at, environment, source, received_at, outcome, subscription_id)
+                VALUES ('6f1c-uuid', 2, 'DID_RENEW', \(t0 + 10), \(t0 + 10), 'Production', 'push', \(t0 + 20), 'applied', \(id))
+                """)
+            let trail = try await db.store.trailEvents(after: 0, limit: 10)
+            #expect(trail.map(\.reason) == ["first_verified", "stale", "other_change"])
+            #expect(trail.map(\.source) == ["notification", "backfill", "poll"])
+            #expect(trail.map(\.notifiedAtMs) == [t0 + 10, nil, nil])
+            #expect(trail[0].atMs == t0 + 20)
         }
     }
 
@@ -383,8 +394,13 @@ import Testing
             #expect(first.first?.atMs == t0)
             let rest = try await db.store.trailEvents(after: try #require(first.first?.id), limit: 10)
             #expect(rest.map(\.reason) == ["entered_grace"])
-            #expect(rest.first?.old == verified)
-            #expect(rest.first?.new == grace)
+            #expect(rest.first?.old == TrailState(verified))
+            #expect(rest.first?.new == TrailState(grace))
+            #expect(rest.first?.environment == "Production")
+            #expect(rest.first?.source == "poll")
+            #expect(rest.first?.notifiedAtMs == nil)
+            #expect(first.first?.old == .unverified)
+            #expect(first.first?.new.isVerified == true)
             #expect(try await db.store.trailEvents(after: try #require(rest.first?.id), limit: 10).isEmpty)
             let raw = try await db.row("SELECT old_values FROM subscription_events WHERE reason = 'first_verified'")?["old_values"]
             #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)

@@ -65,11 +65,8 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
 
     /// The entitlement this state gives at `nowMs`; the `entitlements` view computes the same in SQL.
     public func entitlement(at nowMs: Int64) -> EntitlementState {
-        guard originalTransactionID != nil else { return .unverified }
-        if cancelledAt != nil { return .refunded }
-        if let expiresAt, expiresAt > nowMs { return .active }
-        if let gracePeriodExpiresAt, gracePeriodExpiresAt > nowMs { return .gracePeriod }
-        if isInBillingRetry { return .billingRetry }
-        return .expired
+        EntitlementState(
+            isVerified: originalTransactionID != nil, cancelledAt: cancelledAt, expiresAt: expiresAt,
+            gracePeriodExpiresAt: gracePeriodExpiresAt, isInBillingRetry: isInBillingRetry, at: nowMs)
     }
 }

@@ -16,21 +16,14 @@ public struct RecoveryCurve: Sendable, Equatable {
 
     public var points: [Point]
 
-    /// The curve over days 0…`days` from episodes; an open one is censored after the day `endMs` falls on.
-    public init(_ episodes: [BillingEpisode], endMs: Int64, days: Int = 60) {
-        var closedOn = Array(repeating: [BillingEpisode.Outcome: Int](), count: days + 1)
-        var leaveAfter = Array(repeating: 0, count: days + 2)  // leaving the risk set after day d (closed or censored)
-        for episode in episodes {
-            let day = episode.days(endMs: endMs)
-            if let outcome = episode.outcome, day <= days { closedOn[day][outcome, default: 0] += 1 }
-            leaveAfter[min(day, days + 1)] += 1
-        }
-        var atRisk = episodes.count
+    /// The curve over days 0…``EpisodeSummary/curveDays`` from the episodes' counts by day.
+    public init(_ episodes: EpisodeSummary) {
+        var atRisk = episodes.total
         var survival = 1.0
         var cumulative: [BillingEpisode.Outcome: Double] = [:]
         var points: [Point] = []
-        for day in 0...days {
-            let closed = closedOn[day]
+        for day in 0...EpisodeSummary.curveDays {
+            let closed = episodes.closedOnDay[day]
             if atRisk > 0 {
                 for (outcome, count) in closed { cumulative[outcome, default: 0] += survival * Double(count) / Double(atRisk) }
                 survival *= 1 - Double(closed.values.reduce(0, +)) / Double(atRisk)
@@ -38,7 +31,7 @@ public struct RecoveryCurve: Sendable, Equatable {
             points.append(Point(
                 day: day, recovered: cumulative[.recovered] ?? 0, lost: cumulative[.lost] ?? 0, cancelled: cumulative[.cancelled] ?? 0,
                 refunded: cumulative[.refunded] ?? 0, atRisk: atRisk))
-            atRisk -= leaveAfter[day]
+            atRisk -= episodes.leftAfterDay[day]
         }
         self.points = points
     }

@@ -8,9 +8,9 @@ struct StateMix {
 
         var isEntitled: Bool { self == .activeRenewing || self == .activeCancelling || self == .gracePeriod }
 
-        /// The state of `columns` at `ms` — the `entitlements` view's (`SubscriptionState.entitlement(at:)`),
+        /// The state of `columns` at `ms` — the `entitlements` view's (`TrailState.entitlement(at:)`),
         /// active split by auto-renew; nil for a row never verified (not counted).
-        init?(_ columns: SubscriptionState, at ms: Int64) {
+        init?(_ columns: TrailState, at ms: Int64) {
             switch columns.entitlement(at: ms) {
             case .unverified: return nil
             case .active: self = columns.autoRenewStatus == false ? .activeCancelling : .activeRenewing
@@ -20,18 +20,32 @@ struct StateMix {
             case .refunded: self = .refunded
             }
         }
+
+        /// Its row in ``StateMix``'s difference arrays.
+        var index: Int {
+            switch self {
+            case .activeRenewing: 0
+            case .activeCancelling: 1
+            case .gracePeriod: 2
+            case .billingRetry: 3
+            case .expired: 4
+            case .refunded: 5
+            }
+        }
     }
 
     static let dayMs: Int64 = 86_400_000
     /// 00:00 UTC of the first day.
     let firstDayMs: Int64
     let days: Int
-    private var deltas: [State: [Int]]
+    /// One difference array of `days + 1` slots per state, end to end (state `s`, day `d` at
+    /// `s * (days + 1) + d`): an add costs no lookup.
+    private var deltas: [Int]
 
     init(firstDayMs: Int64, days: Int) {
         self.firstDayMs = firstDayMs
         self.days = days
-        deltas = Dictionary(uniqueKeysWithValues: State.allCases.map { ($0, Array(repeating: 0, count: days + 1)) })
+        deltas = Array(repeating: 0, count: State.allCases.count * (days + 1))
     }
 
     /// The first day whose end is at or after `ms`, within 0…days.
@@ -42,26 +56,37 @@ struct StateMix {
     }
 
     /// A subscription held `columns` over [startMs, endMs): it counts in each day that ends in
-    /// that stretch, in the state the columns give at the day's end.
-    mutating func add(_ columns: SubscriptionState, from startMs: Int64, to endMs: Int64) {
+    /// that stretch, in the state the columns give at the day's end. Its state changes inside
+    /// the stretch only where its expiry or its grace period's end falls.
+    mutating func add(_ columns: TrailState, from startMs: Int64, to endMs: Int64) {
         guard startMs < endMs else { return }
-        let changes = [columns.expiresAt, columns.gracePeriodExpiresAt].compactMap { $0 }.filter { $0 > startMs && $0 < endMs }.sorted()
+        var first = columns.expiresAt ?? .max, second = columns.gracePeriodExpiresAt ?? .max
+        if second < first { swap(&first, &second) }
         var from = startMs
-        for until in changes + [endMs] where until > from {
+        func stretch(until: Int64) {
+            guard until > from, until <= endMs else { return }
             if let state = State(columns, at: from) {
-                deltas[state]![day(endingAtOrAfter: from)] += 1
-                deltas[state]![day(endingAtOrAfter: until)] -= 1
+                let row = state.index * (days + 1)
+                deltas[row + day(endingAtOrAfter: from)] += 1
+                deltas[row + day(endingAtOrAfter: until)] -= 1
             }
             from = until
         }
+        stretch(until: first)
+        stretch(until: second)
+        stretch(until: endMs)
     }
 
     /// Counts by state at the end of each day.
     func counts() -> [[State: Int]] {
-        var running: [State: Int] = [:]
+        var running = Array(repeating: 0, count: State.allCases.count)
         return (0..<days).map { day in
-            for state in State.allCases { running[state, default: 0] += deltas[state]![day] }
-            return running
+            var byState: [State: Int] = [:]
+            for state in State.allCases {
+                running[state.index] += deltas[state.index * (days + 1) + day]
+                byState[state] = running[state.index]
+            }
+            return byState
         }
     }
 }

@@ -1,5 +1,5 @@
 /// One row of the audit trail (`subscription_events`) as the report reads it: which subscription,
-/// when (the writer's clock), why, and the contract columns before and after.
+/// when (the writer's clock), why, who brought it, and the report's columns before and after.
 public struct TrailEvent: Sendable, Equatable {
     public var id: Int64
     public var subscriptionID: Int64
@@ -7,18 +7,38 @@ public struct TrailEvent: Sendable, Equatable {
     public var atMs: Int64
     /// `reason`: an ``AuditReason``'s raw value.
     public var reason: String
-    public var old: SubscriptionState
-    public var new: SubscriptionState
+    /// The subscription's environment (`Production`, `Sandbox`): the new columns', else the old.
+    public var environment: String?
+    /// `source`: ``Provenance/source`` (poll, backfill, notification), nil for rows written before it was kept.
+    public var source: String?
+    /// For a change a notification brought: when Apple's data in it was true (its signedDate), ms.
+    /// `atMs - notifiedAtMs` is how long Apple's news took to reach the row.
+    public var notifiedAtMs: Int64?
+    public var old: TrailState
+    public var new: TrailState
 
-    public init(id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, old: SubscriptionState, new: SubscriptionState) {
+    public init(
+        id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, environment: String?, source: String? = nil, notifiedAtMs: Int64? = nil,
+        old: TrailState, new: TrailState
+    ) {
         self.id = id
         self.subscriptionID = subscriptionID
         self.atMs = atMs
         self.reason = reason
+        self.environment = environment
+        self.source = source
+        self.notifiedAtMs = notifiedAtMs
         self.old = old
         self.new = new
     }
 
-    /// The environment the subscription lives in (the new columns', else the old).
-    public var environment: String? { new.environment ?? old.environment }
+    /// An event of whole rows' columns (a hand-built trail).
+    public init(
+        id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, source: String? = nil, notifiedAtMs: Int64? = nil,
+        old: SubscriptionState, new: SubscriptionState
+    ) {
+        self.init(
+            id: id, subscriptionID: subscriptionID, atMs: atMs, reason: reason, environment: new.environment ?? old.environment, source: source,
+            notifiedAtMs: notifiedAtMs, old: TrailState(old), new: TrailState(new))
+    }
 }

@@ -1,5 +1,6 @@
 extension TrailReport {
     /// The report's series as CSV files, by file name: the same numbers as the JSON, one table each.
+    /// The episodes themselves (`episodes.csv`) are written as they close, by ``EpisodeCSV``.
     public func csv() -> [String: String] {
         func file(_ header: [String], _ rows: [[String]]) -> String {
             ([header] + rows).map { $0.map(Self.field).joined(separator: ",") }.joined(separator: "\n") + "\n"
@@ -8,12 +9,6 @@ extension TrailReport {
         let states = StateMix.State.allCases.map(\.rawValue)
         let intents = ["1", "2", "3", "4", "5", "refunded", "unknown"]
         return [
-            "episodes.csv": file(
-                ["subscription_id", "day_0", "seen_at", "grace_ends", "outcome", "closed_at", "days", "recovered_in_grace"],
-                episodes.map { e in
-                    [String(e.subscriptionID), Self.instant(e.startMs), Self.instant(e.seenAtMs), e.graceEndsMs.map(Self.instant) ?? "", e.outcome?.rawValue ?? "open",
-                     e.closedAtMs.map(Self.instant) ?? "", String(e.days(endMs: toMs)), e.recoveredInGrace ? "1" : "0"]
-                }),
             "recovery_curve.csv": file(
                 ["day", "at_risk", "recovered", "lost", "cancelled", "refunded"],
                 curve.points.map { [String($0.day), String($0.atRisk), String($0.recovered), String($0.lost), String($0.cancelled), String($0.refunded)] }),
@@ -24,6 +19,12 @@ extension TrailReport {
             "movement.csv": file(["week"] + Self.movementNames, movement.map { w in [Self.date(w.startMs)] + Self.movementNames.map { String(w.counts[$0] ?? 0) } }),
             "refunds.csv": file(["date", "refunds", "renewals_and_new"], refunds.map { [Self.date($0.dateMs), String($0.refunds), String($0.renewals)] }),
             "refund_rate.csv": file(["week", "refunds", "renewals_and_new", "rate"], refundRates.map { [Self.date($0.startMs), String($0.refunds), String($0.paid), number($0.rate)] }),
+            "sources.csv": file(
+                ["week"] + Self.sourceNames + ["notification_lag_p50_seconds", "notification_lag_p95_seconds"],
+                sources.map { w in
+                    [Self.date(w.startMs)] + Self.sourceNames.map { String(w.counts[$0] ?? 0) }
+                        + [w.notificationLag.p50Seconds.map { String($0) } ?? "", w.notificationLag.p95Seconds.map { String($0) } ?? ""]
+                }),
             "runs.csv": file(
                 ["id", "mode", "clock", "started_at", "selected", "verified", "failed", "retries", "duration_seconds"],
                 runs.map { r in

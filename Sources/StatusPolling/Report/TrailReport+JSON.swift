@@ -5,15 +5,20 @@ extension TrailReport {
     /// Shares are fractions 0…1; days are ISO 8601 dates (UTC), instants ISO 8601 UTC.
     public func json() throws -> String {
         let counts = episodeCounts
-        var episodesObject: [String: Any] = [
-            "total": episodes.count, "recovered": counts["recovered"] ?? 0, "lost": counts["lost"] ?? 0,
+        let episodesObject: [String: Any] = [
+            "total": episodes.total, "recovered": counts["recovered"] ?? 0, "lost": counts["lost"] ?? 0,
             "cancelled": counts["cancelled"] ?? 0, "refunded": counts["refunded"] ?? 0, "open": counts["open"] ?? 0,
-            "recovered_in_grace": episodes.filter(\.recoveredInGrace).count,
+            "recovered_in_grace": episodes.recoveredInGrace,
             "recovered_by_day": Dictionary(uniqueKeysWithValues: Self.headlineDays.map { (String($0), curve.recovered(by: $0)) }),
             "median_days_to_recover": medianDaysToRecover.map { $0 as Any } ?? NSNull(),
+            "median_detection_lag_days": episodes.medianDetectionLagDays.map { $0 as Any } ?? NSNull(),
         ]
-        let lags = episodes.map { Double($0.seenAtMs - $0.startMs) / 86_400_000 }.sorted()
-        episodesObject["median_detection_lag_days"] = lags.isEmpty ? NSNull() : lags[(lags.count - 1) / 2]
+        func lag(_ lag: Lag) -> [String: Any] {
+            [
+                "count": lag.count, "p50_seconds": lag.p50Seconds.map { $0 as Any } ?? NSNull(),
+                "p95_seconds": lag.p95Seconds.map { $0 as Any } ?? NSNull(), "max_seconds": lag.maxSeconds.map { $0 as Any } ?? NSNull(),
+            ]
+        }
         let object: [String: Any] = [
             "generated_at": Self.instant(generatedAtMs), "from": Self.date(fromMs), "to": Self.date(toMs - 1),
             "environment": environment ?? "all", "poll_interval_hours": pollIntervalHours.map { $0 as Any } ?? NSNull(),
@@ -40,6 +45,12 @@ extension TrailReport {
             "refunds": refunds.map { ["date": Self.date($0.dateMs), "refunds": $0.refunds, "renewals_and_new": $0.renewals] as [String: Any] },
             "refund_rate": refundRates.map { week -> [String: Any] in
                 ["week": Self.date(week.startMs), "refunds": week.refunds, "renewals_and_new": week.paid, "rate": week.rate.map { $0 as Any } ?? NSNull()]
+            },
+            "notification_lag": lag(notificationLag),
+            "sources": sources.map { week -> [String: Any] in
+                var row: [String: Any] = ["week": Self.date(week.startMs), "notification_lag": lag(week.notificationLag)]
+                for name in Self.sourceNames { row[name] = week.counts[name] ?? 0 }
+                return row
             },
             "runs": runs.map { run -> [String: Any] in
                 [

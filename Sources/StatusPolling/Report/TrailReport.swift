@@ -11,7 +11,7 @@ public struct TrailReport: Sendable {
     public var environment: String?
     /// The median time between the report's nightly runs: an episode shorter than it is invisible.
     public var pollIntervalHours: Double?
-    public var episodes: [BillingEpisode]
+    public var episodes: EpisodeSummary
     public var curve: RecoveryCurve
     public var stateMix: [StateMixDay]
     public var churn: [ChurnPeriod]
@@ -19,6 +19,10 @@ public struct TrailReport: Sendable {
     public var refunds: [RefundDay]
     public var refundRates: [RefundRate]
     public var runs: [RunRecord]
+    /// Who brought the trail's changes, by week.
+    public var sources: [SourceWeek]
+    /// How long Apple's news took to reach a row, over the changes notifications brought.
+    public var notificationLag: Lag
 
     /// Subscriptions by state at the end of `dateMs`'s day.
     public struct StateMixDay: Sendable, Equatable {
@@ -59,18 +63,39 @@ public struct TrailReport: Sendable {
         public var rate: Double? { paid > 0 ? Double(refunds) / Double(paid) : nil }
     }
 
-    /// Episodes by how they closed (open ones under "open").
-    public var episodeCounts: [String: Int] {
-        var counts = Dictionary(uniqueKeysWithValues: (BillingEpisode.Outcome.allCases.map(\.rawValue) + ["open"]).map { ($0, 0) })
-        for episode in episodes { counts[episode.outcome?.rawValue ?? "open", default: 0] += 1 }
-        return counts
+    /// The trail's changes of a week (Monday 00:00 UTC) by who brought them — `poll`, `backfill`,
+    /// `notification`, `unknown` (written before the trail kept it) — and the notification lag of
+    /// the week's notified changes.
+    public struct SourceWeek: Sendable, Equatable {
+        public var startMs: Int64
+        public var counts: [String: Int]
+        public var notificationLag: Lag
     }
 
-    /// The median whole days from day 0 to recovery, over recovered episodes; nil without any.
-    public var medianDaysToRecover: Int? {
-        let days = episodes.filter { $0.outcome == .recovered }.map { $0.days(endMs: toMs) }.sorted()
-        return days.isEmpty ? nil : days[(days.count - 1) / 2]
+    /// A notification lag (the change's arrival − when Apple's data in it was true), whole seconds.
+    public struct Lag: Sendable, Equatable {
+        public var count = 0
+        public var p50Seconds: Int64?
+        public var p95Seconds: Int64?
+        public var maxSeconds: Int64?
+
+        /// The lag of the changes whose seconds `histogram` counts (value → how many).
+        init(_ histogram: [Int64: Int]) {
+            count = histogram.values.reduce(0, +)
+            p50Seconds = EpisodeSummary.quantile(histogram, 0.5)
+            p95Seconds = EpisodeSummary.quantile(histogram, 0.95)
+            maxSeconds = histogram.keys.max()
+        }
     }
+
+    /// Episodes by how they closed (open ones under "open").
+    public var episodeCounts: [String: Int] { episodes.counts }
+
+    /// The median whole days from day 0 to recovery, over recovered episodes; nil without any.
+    public var medianDaysToRecover: Int? { episodes.medianDaysToRecover }
+
+    /// Who may bring a change, in the order the page draws them.
+    public static let sourceNames = ["poll", "notification", "backfill", "unknown"]
 
     /// The headline days of the recovery curve.
     public static let headlineDays = [3, 7, 16, 28, 60]

@@ -1,26 +1,39 @@
-import Foundation
-
-/// Builds a ``TrailReport`` in one pass over the trail in `id` order: per subscription it keeps
-/// only its current columns and since when it held them (the state mix and churn are reckoned
-/// stretch by stretch), plus its open billing episode.
+/// Builds a ``TrailReport`` in one pass over the trail in `id` order. Per subscription it keeps one
+/// small record (``Row``): its current columns and since when, its open billing episode, and its
+/// last churn while a regain could still net it out. Everything else is counted as it happens, by
+/// day, week or month, so memory follows the subscriptions and the days, never the trail's length.
 public struct TrailReportBuilder {
     public let fromMs: Int64
     public let toMs: Int64
     public let environment: String?
     private var mix: StateMix
-    private var tracker = EpisodeTracker()
-    private var closed: [BillingEpisode] = []
-    private var current: [Int64: (columns: SubscriptionState, sinceMs: Int64)] = [:]
-    private var churns: [Churn] = []
-    /// Each subscription's churns not yet netted out, by index into ``churns``.
-    private var lastChurn: [Int64: Int] = [:]
-    private var movement: [Int64: [String: Int]] = [:]
+    private var rows: [Int64: Row] = [:]
+    private var episodes = EpisodeSummary()
+    /// Called with each episode of the report as it closes, then with those still open at the end
+    /// (`episodes.csv`, a test's look at every episode); nil keeps none.
+    private let onEpisode: ((BillingEpisode) -> Void)?
+    private var churnByWeek: [Int64: [String: Int]] = [:]
+    private var churnByMonth: [Int64: [String: Int]] = [:]
+    /// Counts by week, in ``TrailReport/movementNames`` order.
+    private var movement: [Int64: [Int]] = [:]
     private var refundsByDay: [Int64: Int] = [:]
     private var paidByWeek: [Int64: Int] = [:]
     private var paidByDay: [Int64: Int] = [:]
+    /// Changes by week, in ``TrailReport/sourceNames`` order.
+    private var sourcesByWeek: [Int64: [Int]] = [:]
+    private var notificationLagByWeek: [Int64: [Int64: Int]] = [:]
     /// The latest instant the trail has seen (with the runs' clocks): an access that ends after it
     /// is not churn yet, since no one has looked since.
     private var seenThroughMs = Int64.min
+
+    /// What the builder keeps of one subscription between its events.
+    struct Row {
+        var columns: TrailState
+        var sinceMs: Int64
+        var episode: BillingEpisode?
+        /// The last churn, while a regain in its week or month could still net it out.
+        var churn: Churn?
+    }
 
     struct Churn {
         var atMs: Int64
@@ -29,106 +42,135 @@ public struct TrailReportBuilder {
         var nettedInMonth = false
     }
 
-    static let dayMs = StateMix.dayMs
+    static let dayMs = ReportCalendar.dayMs
 
     /// A report over [fromMs, toMs) (whole UTC days), of `environment` (nil: both).
-    public init(fromMs: Int64, toMs: Int64, environment: String?) {
-        let firstDay = Self.startOfDay(fromMs)
+    public init(fromMs: Int64, toMs: Int64, environment: String?, onEpisode: ((BillingEpisode) -> Void)? = nil) {
+        let firstDay = ReportCalendar.startOfDay(fromMs)
         self.fromMs = firstDay
         self.toMs = max(toMs, firstDay + Self.dayMs)
         self.environment = environment
+        self.onEpisode = onEpisode
         mix = StateMix(firstDayMs: firstDay, days: Int((self.toMs - firstDay + Self.dayMs - 1) / Self.dayMs))
     }
 
     public mutating func add(_ event: TrailEvent) {
         guard event.atMs < toMs else { return }
         if let environment, event.environment != environment { return }
+        // A refused answer (older than the row's data, or another row's chain) changed nothing.
+        if event.reason == "stale" || event.reason == "conflict" { return }
         let at = event.atMs
-        let inRange = at >= fromMs
         seenThroughMs = max(seenThroughMs, at)
-        if let previous = current[event.subscriptionID] {
-            close(event.subscriptionID, previous.columns, from: previous.sinceMs, to: at)
-            let before = previous.columns.entitlement(at: at).isEntitled
+        let known = rows[event.subscriptionID]
+        var row = known ?? Row(columns: event.old, sinceMs: at)
+        if known != nil {
+            close(&row, to: at)
+            let before = row.columns.entitlement(at: at).isEntitled
             let after = event.new.entitlement(at: at).isEntitled
             if before, !after {
-                churned(event.subscriptionID, at: at, intent: event.new.cancelledAt != nil ? "refunded" : event.new.expirationIntent.map(String.init))
+                churned(&row, at: at, intent: event.new.cancelledAt != nil ? "refunded" : event.new.expirationIntent.map(String.init))
             } else if !before, after {
-                regained(event.subscriptionID, at: at, renewal: event.reason == "renewed")
+                regained(&row, at: at, renewal: event.reason == "renewed")
             }
         }
-        if let index = lastChurn[event.subscriptionID], churns[index].intent == nil, let intent = event.new.expirationIntent,
-            !event.new.entitlement(at: at).isEntitled
-        {
-            churns[index].intent = String(intent)
+        if row.churn?.intent == nil, row.churn != nil, let intent = event.new.expirationIntent, !event.new.entitlement(at: at).isEntitled {
+            row.churn?.intent = String(intent)
         }
-        current[event.subscriptionID] = (event.new, at)
+        row.columns = event.new
+        row.sinceMs = at
 
-        let wasOpen = tracker.isOpen(event.subscriptionID)
-        if let episode = tracker.take(event) { closed.append(episode) }
-        guard inRange else { return }
-        let week = Self.startOfWeek(at)
-        func count(_ name: String) { movement[week, default: [:]][name, default: 0] += 1 }
+        let wasOpen = row.episode != nil
+        if let episode = EpisodeTracker.take(event, open: &row.episode) { count(episode) }
+        let entered = !wasOpen && row.episode != nil
+        rows[event.subscriptionID] = row
+        guard at >= fromMs else { return }
+        let week = ReportCalendar.startOfWeek(at)
         switch event.reason {
-        case "first_verified", "discovered": count("new"); paid(at)
-        case "renewed": count("renewed"); paid(at)
-        case "recovered": count("recovered")
-        case "upgraded": count("upgraded")
-        case "expired": count("expired")
-        case "refunded": count("refunded")
+        case "first_verified", "discovered": moved(.new, week); paid(at)
+        case "renewed": moved(.renewed, week); paid(at)
+        case "recovered": moved(.recovered, week)
+        case "upgraded": moved(.upgraded, week)
+        case "expired": moved(.expired, week)
+        case "refunded": moved(.refunded, week)
         default: break
         }
-        if !wasOpen, tracker.isOpen(event.subscriptionID) { count("entered_billing_trouble") }
-        func paid(_ ms: Int64) {
-            paidByWeek[Self.startOfWeek(ms), default: 0] += 1
-            paidByDay[Self.startOfDay(ms), default: 0] += 1
-        }
+        if entered { moved(.enteredBillingTrouble, week) }
         if let refunded = event.new.cancelledAt, event.old.cancelledAt == nil {
-            refundsByDay[Self.startOfDay(refunded), default: 0] += 1
+            refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
+        }
+        let source = TrailReport.sourceNames.firstIndex(of: event.source ?? "unknown") ?? TrailReport.sourceNames.count - 1
+        sourcesByWeek[week, default: Array(repeating: 0, count: TrailReport.sourceNames.count)][source] += 1
+        if event.source == "notification", let notified = event.notifiedAtMs {
+            notificationLagByWeek[week, default: [:]][max(0, at - notified) / 1000, default: 0] += 1
         }
     }
 
-    /// The stretch [startMs, endMs) of `columns`: its days in the state mix, and a churn when its
+    enum Movement: Int, CaseIterable { case new, renewed, recovered, upgraded, enteredBillingTrouble, expired, refunded }
+
+    private mutating func moved(_ kind: Movement, _ week: Int64) {
+        movement[week, default: Array(repeating: 0, count: Movement.allCases.count)][kind.rawValue] += 1
+    }
+
+    private mutating func paid(_ ms: Int64) {
+        paidByWeek[ReportCalendar.startOfWeek(ms), default: 0] += 1
+        paidByDay[ReportCalendar.startOfDay(ms), default: 0] += 1
+    }
+
+    /// An episode of the report (day 0 inside it) is counted once it closes, or at the end.
+    private mutating func count(_ episode: BillingEpisode) {
+        guard episode.startMs >= fromMs, episode.startMs < toMs else { return }
+        episodes.add(episode, endMs: toMs)
+        onEpisode?(episode)
+    }
+
+    /// The stretch of `row`'s columns up to `endMs`: its days in the state mix, and a churn when its
     /// access ends inside it.
-    private mutating func close(_ subscriptionID: Int64, _ columns: SubscriptionState, from startMs: Int64, to endMs: Int64) {
+    private mutating func close(_ row: inout Row, to endMs: Int64) {
+        let columns = row.columns, startMs = row.sinceMs
         mix.add(columns, from: startMs, to: endMs)
         guard columns.entitlement(at: startMs).isEntitled else { return }
         let end = max(columns.expiresAt ?? .min, columns.gracePeriodExpiresAt ?? .min)
-        if end > startMs, end < endMs { churned(subscriptionID, at: end, intent: columns.expirationIntent.map(String.init)) }
+        if end > startMs, end < endMs { churned(&row, at: end, intent: columns.expirationIntent.map(String.init)) }
     }
 
-    private mutating func churned(_ subscriptionID: Int64, at ms: Int64, intent: String?) {
-        lastChurn[subscriptionID] = churns.count
-        churns.append(Churn(atMs: ms, intent: intent))
+    /// A new churn of `row`: the one before can no longer be netted out, and is counted.
+    private mutating func churned(_ row: inout Row, at ms: Int64, intent: String?) {
+        if let earlier = row.churn { counted(earlier) }
+        row.churn = Churn(atMs: ms, intent: intent)
     }
 
     /// Access back (a recovery after expiry, a resubscription): a churn of the same week or month
     /// nets out. A plain renewal seen after the expiry it followed was no churn at all: Apple charged
     /// before the expiry, and only the poll came after it.
-    private mutating func regained(_ subscriptionID: Int64, at ms: Int64, renewal: Bool) {
-        guard let index = lastChurn[subscriptionID] else { return }
-        if renewal {
-            churns[index].nettedInWeek = true
-            churns[index].nettedInMonth = true
-            lastChurn[subscriptionID] = nil
-            return
-        }
-        if Self.startOfWeek(churns[index].atMs) == Self.startOfWeek(ms) { churns[index].nettedInWeek = true }
-        if Self.startOfMonth(churns[index].atMs) == Self.startOfMonth(ms) { churns[index].nettedInMonth = true }
-        lastChurn[subscriptionID] = nil
+    private mutating func regained(_ row: inout Row, at ms: Int64, renewal: Bool) {
+        guard var churn = row.churn else { return }
+        row.churn = nil
+        if renewal { return }
+        if ReportCalendar.startOfWeek(churn.atMs) == ReportCalendar.startOfWeek(ms) { churn.nettedInWeek = true }
+        if ReportCalendar.startOfMonth(churn.atMs) == ReportCalendar.startOfMonth(ms) { churn.nettedInMonth = true }
+        counted(churn)
+    }
+
+    /// A churn that is final: in its week's and month's counts unless netted there. One after the
+    /// trail's last look is not counted (no one has seen it happen).
+    private mutating func counted(_ churn: Churn) {
+        guard churn.atMs >= fromMs, churn.atMs < toMs, churn.atMs <= seenThroughMs else { return }
+        let intent = churn.intent ?? "unknown"
+        if !churn.nettedInWeek { churnByWeek[ReportCalendar.startOfWeek(churn.atMs), default: [:]][intent, default: 0] += 1 }
+        if !churn.nettedInMonth { churnByMonth[ReportCalendar.startOfMonth(churn.atMs), default: [:]][intent, default: 0] += 1 }
     }
 
     /// The report, with `runs` (the run history) and the open episodes censored at its end.
     public mutating func finish(runs: [RunRecord], generatedAtMs: Int64) -> TrailReport {
         seenThroughMs = max(seenThroughMs, runs.map(\.nowMs).filter { $0 < toMs }.max() ?? .min)
         // Through the end of the last day: its end (`toMs`) is the last instant the mix counts.
-        for (subscriptionID, last) in current.sorted(by: { $0.key < $1.key }) { close(subscriptionID, last.columns, from: last.sinceMs, to: toMs + 1) }
-        let episodes = (closed + tracker.stillOpen).filter { $0.startMs >= fromMs && $0.startMs < toMs }
-            .map { episode -> BillingEpisode in
-                var episode = episode
-                if let closedAt = episode.closedAtMs, closedAt >= toMs { episode.outcome = nil; episode.closedAtMs = nil }
-                return episode
-            }
-            .sorted { ($0.startMs, $0.subscriptionID) < ($1.startMs, $1.subscriptionID) }
+        for subscriptionID in rows.keys.sorted() {
+            var row = rows[subscriptionID]!
+            close(&row, to: toMs + 1)
+            if let churn = row.churn { counted(churn) }
+            if let open = row.episode { count(open) }
+        }
+        rows = [:]
         let counts = mix.counts()
         let stateMix = counts.enumerated().map { day, byState in
             TrailReport.StateMixDay(dateMs: fromMs + Int64(day) * Self.dayMs, counts: Dictionary(uniqueKeysWithValues: byState.map { ($0.key.rawValue, $0.value) }))
@@ -139,30 +181,41 @@ public struct TrailReportBuilder {
             return row.filter(\.key.isEntitled).values.reduce(0, +)
         }
         var churn: [TrailReport.ChurnPeriod] = []
-        for (kind, start, netted) in [("week", Self.startOfWeek, \Churn.nettedInWeek), ("month", Self.startOfMonth, \Churn.nettedInMonth)] as [(String, (Int64) -> Int64, KeyPath<Churn, Bool>)] {
-            var byPeriod: [Int64: [String: Int]] = [:]
-            for item in churns where item.atMs >= fromMs && item.atMs < toMs && item.atMs <= seenThroughMs && !item[keyPath: netted] {
-                byPeriod[start(item.atMs), default: [:]][item.intent ?? "unknown", default: 0] += 1
-            }
+        for (kind, byPeriod, start, next) in [
+            ("week", churnByWeek, ReportCalendar.startOfWeek, { $0 + 7 * Self.dayMs }),
+            ("month", churnByMonth, ReportCalendar.startOfMonth, ReportCalendar.startOfNextMonth),
+        ] as [(String, [Int64: [String: Int]], (Int64) -> Int64, (Int64) -> Int64)] {
             var period = start(fromMs)
             while period < toMs {
                 let byIntent = byPeriod[period] ?? [:]
                 churn.append(TrailReport.ChurnPeriod(
                     kind: kind, startMs: period, activeAtStart: entitled(atStartOf: max(period, fromMs)), churned: byIntent.values.reduce(0, +), byIntent: byIntent))
-                period = kind == "week" ? period + 7 * Self.dayMs : Self.startOfMonth(period + 32 * Self.dayMs)
+                period = next(period)
             }
         }
-        let weeks = stride(from: Self.startOfWeek(fromMs), to: toMs, by: Int(7 * Self.dayMs)).map { $0 }
-        let refundsByWeek = Dictionary(grouping: refundsByDay, by: { Self.startOfWeek($0.key) }).mapValues { $0.map(\.value).reduce(0, +) }
+        let weeks = stride(from: ReportCalendar.startOfWeek(fromMs), to: toMs, by: Int(7 * Self.dayMs)).map { $0 }
+        let refundsByWeek = Dictionary(grouping: refundsByDay, by: { ReportCalendar.startOfWeek($0.key) }).mapValues { $0.map(\.value).reduce(0, +) }
+        let names = TrailReport.movementNames
         return TrailReport(
             generatedAtMs: generatedAtMs, fromMs: fromMs, toMs: toMs, environment: environment,
-            pollIntervalHours: Self.pollInterval(runs), episodes: episodes, curve: RecoveryCurve(episodes, endMs: toMs), stateMix: stateMix, churn: churn,
-            movement: weeks.map { TrailReport.MovementWeek(startMs: $0, counts: movement[$0] ?? [:]) },
+            pollIntervalHours: Self.pollInterval(runs), episodes: episodes, curve: RecoveryCurve(episodes), stateMix: stateMix, churn: churn,
+            movement: weeks.map { week in
+                let counts = movement[week] ?? []
+                return TrailReport.MovementWeek(
+                    startMs: week, counts: Dictionary(uniqueKeysWithValues: zip(names, counts).filter { $0.1 > 0 }.map { ($0.0, $0.1) }))
+            },
             refunds: stride(from: fromMs, to: toMs, by: Int(Self.dayMs)).map {
                 TrailReport.RefundDay(dateMs: $0, refunds: refundsByDay[$0] ?? 0, renewals: paidByDay[$0] ?? 0)
             },
             refundRates: weeks.map { TrailReport.RefundRate(startMs: $0, refunds: refundsByWeek[$0] ?? 0, paid: paidByWeek[$0] ?? 0) },
-            runs: runs.filter { $0.nowMs >= fromMs && $0.nowMs < toMs }.sorted { $0.id < $1.id })
+            runs: runs.filter { $0.nowMs >= fromMs && $0.nowMs < toMs }.sorted { $0.id < $1.id },
+            sources: weeks.map { week in
+                let counts = sourcesByWeek[week] ?? Array(repeating: 0, count: TrailReport.sourceNames.count)
+                return TrailReport.SourceWeek(
+                    startMs: week, counts: Dictionary(uniqueKeysWithValues: zip(TrailReport.sourceNames, counts).map { ($0.0, $0.1) }),
+                    notificationLag: TrailReport.Lag(notificationLagByWeek[week] ?? [:]))
+            },
+            notificationLag: TrailReport.Lag(notificationLagByWeek.values.reduce(into: [:]) { all, week in all.merge(week, uniquingKeysWith: +) }))
     }
 
     /// The median gap between consecutive nightly runs' clocks, in hours.
@@ -170,21 +223,5 @@ public struct TrailReportBuilder {
         let clocks = Set(runs.filter { $0.mode == .nightly }.map(\.nowMs)).sorted()
         let gaps = zip(clocks, clocks.dropFirst()).map { Double($1 - $0) / 3_600_000 }.sorted()
         return gaps.isEmpty ? nil : gaps[(gaps.count - 1) / 2]
-    }
-
-    static func startOfDay(_ ms: Int64) -> Int64 { ms - ((ms % dayMs) + dayMs) % dayMs }
-
-    /// Monday 00:00 UTC of `ms`'s week (1970-01-05 was a Monday).
-    static func startOfWeek(_ ms: Int64) -> Int64 {
-        let day = startOfDay(ms) / dayMs
-        return (day - (((day - 4) % 7) + 7) % 7) * dayMs
-    }
-
-    static func startOfMonth(_ ms: Int64) -> Int64 {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
-        let start = calendar.date(from: calendar.dateComponents([.year, .month], from: date)) ?? date
-        return Int64(start.timeIntervalSince1970 * 1000)
     }
 }

@@ -27,8 +27,11 @@ import Testing
             let store = try SQLiteSubscriptionStore.open(path: path)
             defer { try? store.close() }
             let toMs = configuration.finalNightMs + 86_400_000
+            var episodes: [BillingEpisode] = []
             let report = try await TrailReport.read(
-                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97)
+                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97,
+                onEpisode: { episodes.append($0) })
+            #expect(episodes.count == report.episodes.total)
 
             // Plain SQL: the week's movement by reason, the refunds by day, the runs.
             let sql = try await store.pool.read { d in
@@ -52,9 +55,9 @@ import Testing
                 subscribers: configuration.subscribers, seed: configuration.seed, startMs: configuration.finalNightMs - Int64(configuration.nights) * 86_400_000,
                 horizonMs: configuration.finalNightMs + 90 * 86_400_000, gracePeriodDays: configuration.gracePeriodDays
             ).applying(rates: configuration.rates))
-            #expect(report.episodes.count > 20)
+            #expect(report.episodes.total > 20)
             var recovered = 0
-            for episode in report.episodes {
+            for episode in episodes {
                 let row = try #require(try await store.subscription(id: episode.subscriptionID))
                 let chain = try #require(population.subscriber(userID: row.userID)?.chains.first { $0.originalTransactionID == row.state.originalTransactionID })
                 let retry = try #require(chain.billingRetries.first { $0.startMs == episode.startMs }, "episode of \(episode.subscriptionID) at \(episode.startMs)")
@@ -70,11 +73,11 @@ import Testing
 
             // The page: every chart drawn, the JSON's numbers in it.
             let html = try ReportPage.html(report)
-            #expect(html.components(separatedBy: "<svg").count - 1 == 6)
+            #expect(html.components(separatedBy: "<svg").count - 1 == 7)
             #expect(!html.contains("Nothing in this period"))
             #expect(!html.contains("<script"))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any])
-            #expect((json["episodes"] as? [String: Any])?["total"] as? Int == report.episodes.count)
+            #expect((json["episodes"] as? [String: Any])?["total"] as? Int == episodes.count)
         }
     }
 }
@@ -90,12 +93,12 @@ import Testing
             let html = try await StatusPollerProcess.launch(["report", "--database", db.path, "--output", page, "--from", "2026-11-01", "--to", "2026-11-07"]).outcome()
             #expect(html.status == 0, "\(html.stderr)")
             let text = try String(contentsOfFile: page, encoding: .utf8)
-            #expect(text.components(separatedBy: "Nothing in this period").count - 1 == 6)
+            #expect(text.components(separatedBy: "Nothing in this period").count - 1 == 7)
             #expect(text.contains("2026-11-01 – 2026-11-07"))
             let csv = try await StatusPollerProcess.launch(["report", "--database", db.path, "--format", "csv", "--output", directory + "/csv", "--from", "2026-11-01", "--to", "2026-11-07"]).outcome()
             #expect(csv.status == 0, "\(csv.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/csv").sorted() == [
-                "churn.csv", "episodes.csv", "movement.csv", "recovery_curve.csv", "refund_rate.csv", "refunds.csv", "runs.csv", "state_mix.csv",
+                "churn.csv", "episodes.csv", "movement.csv", "recovery_curve.csv", "refund_rate.csv", "refunds.csv", "runs.csv", "sources.csv", "state_mix.csv",
             ])
             #expect(try String(contentsOfFile: directory + "/csv/state_mix.csv", encoding: .utf8).split(separator: "\n").count == 8)  // a header, 7 days
             for (flags, message) in [

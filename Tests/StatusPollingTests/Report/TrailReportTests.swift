@@ -51,16 +51,21 @@ import Testing
         return events.enumerated().map { index, e in TrailEvent(id: Int64(index + 1), subscriptionID: e.0, atMs: e.1, reason: e.2, old: e.3, new: e.4) }
     }
 
-    static func report(environment: String? = "Production") -> TrailReport {
-        var builder = TrailReportBuilder(fromMs: t0, toMs: t0 + 20 * day, environment: environment)
+    static func report(environment: String? = "Production", trail: [TrailEvent] = trail, onEpisode: ((BillingEpisode) -> Void)? = nil) -> TrailReport {
+        var builder = TrailReportBuilder(fromMs: t0, toMs: t0 + 20 * day, environment: environment, onEpisode: onEpisode)
         for event in trail { builder.add(event) }
         return builder.finish(runs: [], generatedAtMs: t0 + 20 * day)
     }
 
     @Test func episodesCloseEachWayAndOneStaysOpen() {
-        let report = Self.report()
-        let byRow = Dictionary(uniqueKeysWithValues: report.episodes.map { ($0.subscriptionID, $0) })
-        #expect(report.episodes.map(\.subscriptionID) == [2, 3, 6, 1, 4, 5])  // by day 0
+        var episodes: [BillingEpisode] = []
+        let report = Self.report(onEpisode: { episodes.append($0) })
+        let byRow = Dictionary(uniqueKeysWithValues: episodes.map { ($0.subscriptionID, $0) })
+        #expect(episodes.map(\.subscriptionID) == [3, 1, 4, 6, 2, 5])  // as they closed, then the open one
+        #expect(report.episodes.total == 6)
+        #expect(report.episodes.recoveredInGrace == 1)
+        #expect(report.episodes.medianDetectionLagDays == 1)  // 1, 1, 1, 1, 1, 1 day late
+        #expect(report.episodes.medianGraceDays == 16)  // 6: 3 d (day 0 t + d, grace t + 4d); 1 and 4: 16 d
         #expect(byRow[1]?.outcome == .recovered)
         #expect(byRow[1]?.days(endMs: report.toMs) == 4)
         #expect(byRow[1]?.recoveredInGrace == true)
@@ -139,5 +144,89 @@ import Testing
         #expect(report.refunds[0].renewals == 6)
         #expect(report.refundRates.map(\.refunds) == [0, 1, 0])
         #expect(report.refundRates.map(\.paid) == [6, 0, 0])
+    }
+
+    /// An answer the writer refused (older than the row's data, or another row's chain) is in the
+    /// trail with the refused columns as `new`: it changes nothing the report counts.
+    @Test func refusedAnswersChangeNothing() {
+        let d = Self.day, t = Self.t0
+        var trail = Self.trail
+        let last = trail.count
+        trail.append(TrailEvent(id: Int64(last + 1), subscriptionID: 5, atMs: t + 12 * d, reason: "stale", old: Self.columns(5, expires: t + 10 * d, retry: true, intent: 2), new: Self.columns(5, expires: t + 40 * d)))
+        trail.append(TrailEvent(id: Int64(last + 2), subscriptionID: 6, atMs: t + 12 * d, reason: "conflict", old: Self.columns(6, expires: t + 39 * d), new: Self.columns(6, expires: t + 39 * d, cancelled: t + 12 * d)))
+        let plain = Self.report(), refused = Self.report(trail: trail)
+        #expect(refused.episodeCounts == plain.episodeCounts)
+        #expect(refused.stateMix == plain.stateMix)
+        #expect(refused.churn == plain.churn)
+        #expect(refused.refunds == plain.refunds)
+        #expect(refused.sources.map { $0.counts.values.reduce(0, +) } == plain.sources.map { $0.counts.values.reduce(0, +) })
+    }
+
+    /// Who brought each change, and how long a notification's news took to reach the row.
+    @Test func changesBySourceAndTheNotificationLag() {
+        let d = Self.day, t = Self.t0
+        var trail = Self.trail
+        // The first week's polls; 1's recovery (day 6) and 4's refund (day 8) came by notification,
+        // 40 s and 2 h after Apple signed them; 5's retry (day 11) by a backfill.
+        for index in trail.indices { trail[index].source = "poll" }
+        let recovery = trail.firstIndex { $0.subscriptionID == 1 && $0.reason == "recovered" }!
+        trail[recovery].source = "notification"
+        trail[recovery].notifiedAtMs = trail[recovery].atMs - 40_000
+        let refund = trail.firstIndex { $0.subscriptionID == 4 && $0.reason == "refunded" }!
+        trail[refund].source = "notification"
+        trail[refund].notifiedAtMs = trail[refund].atMs - 7_200_000
+        let retry = trail.firstIndex { $0.subscriptionID == 5 && $0.reason == "entered_billing_retry" }!
+        trail[retry].source = "backfill"
+        trail[trail.firstIndex { $0.subscriptionID == 2 && $0.reason == "expired" }!].source = nil
+        let report = Self.report(trail: trail)
+        #expect(report.sources.map(\.startMs) == [t, t + 7 * d, t + 14 * d])
+        // Week 1: six verified, five entering trouble, 3's auto-renew off (polls), 1's recovery (notified);
+        // week 2: 4's refund (notified), 6's recovery, 5's retry (backfill); week 3: 2's expiry (unrecorded).
+        #expect(report.sources.map(\.counts) == [
+            ["poll": 12, "notification": 1, "backfill": 0, "unknown": 0],
+            ["poll": 1, "notification": 1, "backfill": 1, "unknown": 0],
+            ["poll": 0, "notification": 0, "backfill": 0, "unknown": 1],
+        ])
+        #expect(report.sources[0].notificationLag == TrailReport.Lag([40: 1]))
+        #expect(report.sources[0].notificationLag.p95Seconds == 40)
+        #expect(report.notificationLag.count == 2)
+        #expect(report.notificationLag.p50Seconds == 40)
+        #expect(report.notificationLag.p95Seconds == 40)  // ⌊(2 − 1) × 0.95⌋ = the first of two
+        #expect(report.notificationLag.maxSeconds == 7_200)
+        let json = try! JSONSerialization.jsonObject(with: Data(try! report.json().utf8)) as! [String: Any]
+        #expect(json["notification_lag"] as? [String: Int] == ["count": 2, "p50_seconds": 40, "p95_seconds": 40, "max_seconds": 7_200])
+        #expect((json["sources"] as? [[String: Any]])?[1]["notification"] as? Int == 1)
+    }
+
+    /// The report's calendar by arithmetic agrees with Foundation's Gregorian calendar, day by day
+    /// over 1969–2101 (leap years, centuries, 2000).
+    @Test func monthsAndWeeksByArithmeticAreTheCalendars() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var mismatches = 0
+        for day in stride(from: Int64(-400), to: 48_000, by: 1) {
+            let ms = day * Self.day + 3_600_000 * (day % 24)
+            let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+            let month = calendar.date(from: calendar.dateComponents([.year, .month], from: date))!
+            if ReportCalendar.startOfMonth(ms) != Int64(month.timeIntervalSince1970 * 1000) { mismatches += 1 }
+            if calendar.component(.weekday, from: Date(timeIntervalSince1970: Double(ReportCalendar.startOfWeek(ms)) / 1000)) != 2 { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+        #expect(ReportCalendar.startOfNextMonth(1_767_225_600_000) == 1_769_904_000_000)  // 2026-01-01 → 2026-02-01
+    }
+
+    /// `episodes.csv`, written as the episodes close: a header and one line each.
+    @Test func episodesCSVIsWrittenAsTheyClose() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sp-episodes-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let csv = try EpisodeCSV(path: path, endMs: Self.t0 + 20 * Self.day)
+        _ = Self.report(onEpisode: csv.write)
+        #expect(!FileManager.default.fileExists(atPath: path))  // under its name only when complete
+        try csv.finish()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 7)
+        #expect(lines[0] == "subscription_id,day_0,seen_at,grace_ends,outcome,closed_at,days,recovered_in_grace")
+        #expect(lines[2] == "1,2026-01-07T00:00:00Z,2026-01-08T00:00:00Z,2026-01-23T00:00:00Z,recovered,2026-01-11T00:00:00Z,4,1")
+        #expect(lines[6] == "5,2026-01-15T00:00:00Z,2026-01-16T00:00:00Z,,open,,10,0")  // censored at the report's end
     }
 }
