@@ -6,7 +6,8 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup] [--repetitions N]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report]
+#                    [--repetitions N]
 #                    [--binary PATH]
 #
 # Cases: c = concurrency, L = the stand-in's latency; rows are new (unverified) subscriptions with
@@ -33,6 +34,9 @@
 # `catchup` is `status-poller notifications catch-up` reading the history of 20,000 simulated
 # subscribers over 25 days (--quick 5,000), every delivery lost, from the full simulator: pages
 # per second against Apple's 50, and the most in any one second (Scripts/bench/catchup.sh).
+# `report` is `status-poller report` over a synthetic trail of 1,000,000 subscriptions and
+# 10,000,000 events on SQLite and on PostgreSQL (--quick: 100,000 and 1,000,000, SQLite only):
+# wall seconds and peak RSS against 60 s and 300 MB (Scripts/bench/report.sh).
 # Pollers: status-poller; python (InAppPy script); go (Go script, one transaction per answer);
 # go64 (the Go script committing every 64 answers: by default in c64-L50 and c256-L50 of a full
 # run only; everywhere when --only names it).
@@ -70,7 +74,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed,notifications,catchup"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed,notifications,catchup,report"
   [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -79,7 +83,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -287,6 +291,7 @@ source "$root/Scripts/bench/faults.sh"
 source "$root/Scripts/bench/lapsed.sh"
 source "$root/Scripts/bench/notifications.sh"
 source "$root/Scripts/bench/catchup.sh"
+source "$root/Scripts/bench/report.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -357,6 +362,7 @@ for case in ${cases//,/ }; do
     lapsed) [[ " ${pollers[*]} " == *" status-poller "* ]] && lapsed_case ;;
     notifications) [[ " ${pollers[*]} " == *" status-poller "* ]] && notifications_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
     catchup) [[ " ${pollers[*]} " == *" status-poller "* ]] && catchup_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
+    report) [[ " ${pollers[*]} " == *" status-poller "* ]] && report_case $([ "$quick" -eq 1 ] && echo "100000 0" || echo "1000000 1") ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
@@ -369,6 +375,7 @@ print_faults_table
 print_lapsed_table
 print_notifications_table
 print_catchup_table
+print_report_table
 print_postgres_table "$results/$stamp-postgres.csv"
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"

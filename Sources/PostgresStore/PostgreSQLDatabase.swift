@@ -77,7 +77,11 @@ public struct PostgreSQLDatabase: PollingDatabase {
             try await connector.transaction { connection in
                 for statement in [
                     "DROP VIEW IF EXISTS entitlements",
-                    "DROP TABLE IF EXISTS subscription_events, work_targets, poll_runs, subscriptions, schema_migrations CASCADE",
+                    // Every table a migration creates (PostgresSchema): a new one must be named here too.
+                    """
+                    DROP TABLE IF EXISTS subscription_events, work_targets, poll_runs, app_store_notifications, notification_history_checkpoints,
+                        subscriptions, schema_migrations CASCADE
+                    """,
                     "DROP FUNCTION IF EXISTS subscriptions_receipt_uploaded() CASCADE",
                 ] {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

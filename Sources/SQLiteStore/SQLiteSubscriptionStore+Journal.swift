@@ -88,8 +88,9 @@ extension SQLiteSubscriptionStore {
     /// The trail in `id` order, a page at a time (the report's one pass), its columns read out of
     /// the JSON by SQLite (`StateColumns.trailFromJSON`).
     public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
+        // A cursor: each row read straight from the statement (no copy of its values first).
         try await pool.read { db in
-            try Row.fetchAll(
+            try Array(Row.fetchCursor(
                 db,
                 sql: """
                     SELECT e.id, e.subscription_id, e.at, e.reason,
@@ -104,7 +105,7 @@ extension SQLiteSubscriptionStore {
                 TrailEvent(
                     id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3], environment: row[4], source: row[5], notifiedAtMs: row[6],
                     old: StateColumns.trailState(row, from: 7), new: StateColumns.trailState(row, from: 7 + StateColumns.trailCount))
-            }
+            })
         }
     }
 

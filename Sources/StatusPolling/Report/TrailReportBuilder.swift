@@ -1,13 +1,13 @@
 /// Builds a ``TrailReport`` in one pass over the trail in `id` order. Per subscription it keeps one
-/// small record (``Row``): its current columns and since when, its open billing episode, and its
-/// last churn while a regain could still net it out. Everything else is counted as it happens, by
+/// small record (``TrailRowTable/Row``): its current columns and since when, its open billing
+/// episode, and its last churn while a regain could still net it out. Everything else is counted as it happens, by
 /// day, week or month, so memory follows the subscriptions and the days, never the trail's length.
 public struct TrailReportBuilder {
     public let fromMs: Int64
     public let toMs: Int64
     public let environment: String?
     private var mix: StateMix
-    private var rows: [Int64: Row] = [:]
+    private var rows = TrailRowTable()
     private var episodes = EpisodeSummary()
     /// Called with each episode of the report as it closes, then with those still open at the end
     /// (`episodes.csv`, a test's look at every episode); nil keeps none.
@@ -26,21 +26,14 @@ public struct TrailReportBuilder {
     /// is not churn yet, since no one has looked since.
     private var seenThroughMs = Int64.min
 
-    /// What the builder keeps of one subscription between its events.
-    struct Row {
-        var columns: TrailState
-        var sinceMs: Int64
-        var episode: BillingEpisode?
-        /// The last churn, while a regain in its week or month could still net it out.
-        var churn: Churn?
-    }
-
     struct Churn {
         var atMs: Int64
         var intent: String?
         var nettedInWeek = false
         var nettedInMonth = false
     }
+
+    typealias Row = TrailRowTable.Row
 
     static let dayMs = ReportCalendar.dayMs
 
@@ -80,7 +73,13 @@ public struct TrailReportBuilder {
         row.sinceMs = at
 
         let wasOpen = row.episode != nil
-        if let episode = EpisodeTracker.take(event, open: &row.episode) { count(episode) }
+        var episode = row.episode.map { open in
+            var open = open
+            open.subscriptionID = event.subscriptionID
+            return open
+        }
+        if let closed = EpisodeTracker.take(event, open: &episode) { count(closed) }
+        row.episode = episode
         let entered = !wasOpen && row.episode != nil
         rows[event.subscriptionID] = row
         guard at >= fromMs else { return }
@@ -135,15 +134,16 @@ public struct TrailReportBuilder {
 
     /// A new churn of `row`: the one before can no longer be netted out, and is counted.
     private mutating func churned(_ row: inout Row, at ms: Int64, intent: String?) {
-        if let earlier = row.churn { counted(earlier) }
-        row.churn = Churn(atMs: ms, intent: intent)
+        if let earlier = row.churn { counted(Churn(atMs: earlier.atMs, intent: earlier.intent)) }
+        row.churn = (ms, intent)
     }
 
     /// Access back (a recovery after expiry, a resubscription): a churn of the same week or month
     /// nets out. A plain renewal seen after the expiry it followed was no churn at all: Apple charged
     /// before the expiry, and only the poll came after it.
     private mutating func regained(_ row: inout Row, at ms: Int64, renewal: Bool) {
-        guard var churn = row.churn else { return }
+        guard let pending = row.churn else { return }
+        var churn = Churn(atMs: pending.atMs, intent: pending.intent)
         row.churn = nil
         if renewal { return }
         if ReportCalendar.startOfWeek(churn.atMs) == ReportCalendar.startOfWeek(ms) { churn.nettedInWeek = true }
@@ -164,13 +164,16 @@ public struct TrailReportBuilder {
     public mutating func finish(runs: [RunRecord], generatedAtMs: Int64) -> TrailReport {
         seenThroughMs = max(seenThroughMs, runs.map(\.nowMs).filter { $0 < toMs }.max() ?? .min)
         // Through the end of the last day: its end (`toMs`) is the last instant the mix counts.
-        for subscriptionID in rows.keys.sorted() {
+        for subscriptionID in rows.ids {
             var row = rows[subscriptionID]!
             close(&row, to: toMs + 1)
-            if let churn = row.churn { counted(churn) }
-            if let open = row.episode { count(open) }
+            if let churn = row.churn { counted(Churn(atMs: churn.atMs, intent: churn.intent)) }
+            if var open = row.episode {
+                open.subscriptionID = subscriptionID
+                count(open)
+            }
         }
-        rows = [:]
+        rows = TrailRowTable()
         let counts = mix.counts()
         let stateMix = counts.enumerated().map { day, byState in
             TrailReport.StateMixDay(dateMs: fromMs + Int64(day) * Self.dayMs, counts: Dictionary(uniqueKeysWithValues: byState.map { ($0.key.rawValue, $0.value) }))

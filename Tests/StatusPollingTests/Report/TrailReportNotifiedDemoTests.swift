@@ -1,0 +1,65 @@
+import Foundation
+import Logging
+import PollingDemo
+import PostgresStore
+import SQLiteStore
+import Testing
+
+@testable import StatusPolling
+
+/// The report over a demo whose changes came by notification as well as by polls (the Server API,
+/// the receiver, a catch-up before each night), on each store: who brought each change and the
+/// notification lag, against an independent computation over the store's own tables.
+@Suite(.serialized) struct TrailReportNotifiedDemoTests {
+    @Test(arguments: StoreKind.available) func changesBySourceAndTheLagAgreeWithTheTables(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            var configuration = DemoConfiguration(
+                subscribers: 300, nights: 14, seed: 5, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+                slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: .serverAPI)
+            configuration.notifications = true
+            configuration.rates = ["billing_failure=0.15"]
+            var logger = Logger(label: "report-notified")
+            logger.logLevel = .critical
+            let demo = try await Demo.play(configuration, database: Self.demoDatabase(db), logger: logger)
+            #expect(demo.passed)
+            let store = try await db.database().open()
+            defer { Task { try? await store.close() } }
+            let toMs = configuration.finalNightMs + 86_400_000
+            let report = try await TrailReport.read(
+                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 101)
+
+            // Independently: every Production change the writers made (refused answers changed nothing),
+            // by source, and each notified change's lag from its stored notification.
+            let environment = kind == .sqlite
+                ? "coalesce(json_extract(e.new_values, '$.environment'), json_extract(e.old_values, '$.environment'))"
+                : "coalesce(e.new_values::jsonb->>'environment', e.old_values::jsonb->>'environment')"
+            let rows = try await db.rows("""
+                SELECT coalesce(e.source, 'unknown') AS source, e.at, n.apple_state_at
+                FROM subscription_events AS e LEFT JOIN app_store_notifications AS n ON n.notification_id = e.notification_id
+                WHERE e.reason NOT IN ('stale', 'conflict') AND \(environment) = 'Production'
+                """)
+            let bySource = Dictionary(grouping: rows, by: { $0["source"]! }).mapValues(\.count)
+            let reported = report.sources.reduce(into: [String: Int]()) { total, week in total.merge(week.counts.filter { $0.value > 0 }, uniquingKeysWith: +) }
+            #expect(reported == bySource)
+            #expect((bySource["notification"] ?? 0) > 20)
+            #expect((bySource["poll"] ?? 0) > 20)
+            let lags = rows.compactMap { row in row["apple_state_at"].map { max(0, Int64(row["at"]!)! - Int64($0)!) / 1000 } }.sorted()
+            #expect(report.notificationLag.count == lags.count)
+            #expect(report.notificationLag.p50Seconds == lags[(lags.count - 1) / 2])
+            #expect(report.notificationLag.p95Seconds == lags[Int(Double(lags.count - 1) * 0.95)])
+            #expect(report.notificationLag.maxSeconds == lags.last)
+            #expect(report.episodes.total > 5)
+            #expect(report.runs.count == demo.nights.count)
+        }
+    }
+
+    /// The demo's database on the store under test, with that store's own demo hooks.
+    static func demoDatabase(_ db: StoreUnderTest) -> DemoDatabase {
+        let database = db.database()
+        if let sqlite = database as? SQLiteDatabase {
+            return DemoDatabase(sqlite, isReplaceable: { await sqlite.isReplaceableByDemo() }, recreate: { try await sqlite.recreateForDemo() })
+        }
+        let postgres = database as! PostgreSQLDatabase
+        return DemoDatabase(postgres, isReplaceable: { await postgres.isReplaceableByDemo() }, recreate: { try await postgres.recreateForDemo() })
+    }
+}
