@@ -26,7 +26,7 @@ report_day_ms=86400000
 report_state_json() {
   local dialect="$1" at="$2" r="$3" s="$4" d="$report_day_ms" object bool_t bool_f text
   if [ "$dialect" = sqlite ]; then object="json_object"; bool_t="json('true')"; bool_f="json('false')"; text="CAST(1000000000 + $s AS TEXT)"
-  else object="json_build_object"; bool_t="true"; bool_f="false"; text="(1000000000 + $s)::text"; fi
+  else object="json_build_object"; bool_t="true"; bool_f="false"; text="(1000000000 + $s)::text"; d="$d::bigint"; fi
   cat <<SQL
 $object('original_transaction_id', $text, 'product_id', CASE WHEN $r = 19 THEN 'premium.yearly' ELSE 'premium.monthly' END,
   'environment', CASE WHEN $s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END,
@@ -50,8 +50,8 @@ report_trail_sql() {
     series_k="k(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM k WHERE k < 9)"
     echo "PRAGMA synchronous = OFF;"
   else
-    series_s="WITH n(s) AS (SELECT generate_series(1, $n))"
-    series_k="k(k) AS (SELECT generate_series(0, 9))"
+    series_s="WITH n(s) AS (SELECT generate_series(1::bigint, $n))"
+    series_k="k(k) AS (SELECT generate_series(0::bigint, 9))"
   fi
   # r of (s, k): -1 for k = 0, else ((7919 s + 104729 k) mod 10007) × ((31 s + 17 k) mod 101)
   # mod 20, a mix in which any kind may follow a retry; the previous event's the same with k − 1.
@@ -95,9 +95,9 @@ report_run() {
   PGPASSWORD="${pg_poller_password:-}" /usr/bin/time -f "%e %M %U %S" -o "$timing" "$bin" report --database "$database" --format json --output "$out" \
     --from 2026-01-01 --to "$to" --environment all 2> "$logs/report-$store.err" || rc=$?
   read -r wall rss user sys < "$timing"
-  "$py" - "$store" "$n" "$rc" "$wall" "$rss" "$user" "$sys" "$out" >> "$report_csv" <<'PY'
+  "$py" - "$store" "$n" "$rc" "$wall" "$rss" "$user" "$sys" "$out" "$work/report-sqlite.json" >> "$report_csv" <<'PY'
 import json, sys
-store, n, rc, wall, rss, user, sys_s, path = sys.argv[1:]
+store, n, rc, wall, rss, user, sys_s, path, sqlite_path = sys.argv[1:]
 n = int(n)
 # Episodes the SQL opens: an event of kind 12 or 13 (grace, retry) opens one unless one is open;
 # every later event closes it (a later expiry, or the refund).
@@ -111,8 +111,14 @@ for s in range(1, n + 1):
         elif r in (12, 13):
             is_open = True
             expected += 1
-episodes = json.load(open(path))["episodes"]["total"] if rc == "0" else -1
-print(f"{store},{n},{n * 10},{rc},{wall},{int(rss) // 1024},{user},{sys_s},{episodes},{expected},{int(episodes == expected)}")
+report = json.load(open(path)) if rc == "0" else {"episodes": {"total": -1}}
+episodes = report["episodes"]["total"]
+checked = episodes == expected
+if store != "sqlite" and rc == "0":
+    # The same trail on both stores: the same report, number for number.
+    sqlite = json.load(open(sqlite_path))
+    checked = checked and {k: v for k, v in report.items() if k != "generated_at"} == {k: v for k, v in sqlite.items() if k != "generated_at"}
+print(f"{store},{n},{n * 10},{rc},{wall},{int(rss) // 1024},{user},{sys_s},{episodes},{expected},{int(checked)}")
 PY
 }
 
