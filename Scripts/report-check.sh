@@ -3,21 +3,23 @@
 # page in Debian's chromium (headless; installed here when it is installable), takes a screenshot
 # and fails on any console message of level error, or on a chart that draws no series.
 #
-#   Scripts/report-check.sh [--binary PATH] [--screenshot FILE]
+#   Scripts/report-check.sh [--binary PATH] [--screenshot FILE] [--subscribers N] [--nights N] [--notifications]
 #
-# The screenshot of the default demo is docs/report.png (the README shows it):
-#   Scripts/report-check.sh --binary .build/release/status-poller --subscribers 3000 --nights 45 --screenshot docs/report.png
+# --notifications plays the demo with the App Store Server API and notifications (the page's
+# changes by source and notification lag then show both). The README's screenshot, docs/report.png:
+#   Scripts/report-check.sh --binary .build/release/status-poller --subscribers 3000 --nights 45 --notifications --screenshot docs/report.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-binary=.build/debug/status-poller screenshot="" subscribers=400 nights=30
+binary=.build/debug/status-poller screenshot="" subscribers=400 nights=30 notifications=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) binary="$2"; shift 2 ;;
     --screenshot) screenshot="$2"; shift 2 ;;
     --subscribers) subscribers="$2"; shift 2 ;;
     --nights) nights="$2"; shift 2 ;;
-    *) echo "error: unknown option '$1' (--binary PATH, --screenshot FILE, --subscribers N, --nights N)" >&2; exit 2 ;;
+    --notifications) notifications=(--notifications --backend server-api); shift ;;
+    *) echo "error: unknown option '$1' (--binary PATH, --screenshot FILE, --subscribers N, --nights N, --notifications)" >&2; exit 2 ;;
   esac
 done
 
@@ -37,7 +39,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$binary" demo --database "$work/demo.sqlite" --subscribers "$subscribers" --nights "$nights" > "$work/demo.log" 2>&1 \
+"$binary" demo --database "$work/demo.sqlite" --subscribers "$subscribers" --nights "$nights" "${notifications[@]}" > "$work/demo.log" 2>&1 \
   || { tail -20 "$work/demo.log" >&2; echo "error: the demo failed" >&2; exit 1; }
 "$binary" report --database "$work/demo.sqlite" --output "$work/report.html" >&2
 

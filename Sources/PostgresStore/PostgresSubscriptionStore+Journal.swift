@@ -101,34 +101,51 @@ extension PostgresSubscriptionStore {
     }
 
     /// The trail in `id` order, a page at a time (the report's one pass), its columns read out of
-    /// the JSON by PostgreSQL, in ``RowReader/stateColumns``' order: no decoder per row.
-    public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
+    /// the JSON by PostgreSQL, in ``RowReader/trailState()``'s order: no decoder per row. Only
+    /// `new_values` is parsed (the report keeps each row's columns itself), once, by
+    /// `json_to_record` (a `jsonb` cast and `->>` per column cost the server four times as much).
+    public func trailEvents(in ids: Range<Int64>) async throws -> [TrailEvent] {
         try await read { connection, logger in
             try await Self.rows(connection.query(PostgresQuery(unsafeSQL: """
-                SELECT id, subscription_id, at, reason, coalesce(n->>'environment', o->>'environment'), source,
-                    CASE WHEN notification_id IS NOT NULL
-                        THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = page.notification_id) END,
-                    \(Self.trailFromJSON("o")), \(Self.trailFromJSON("n"))
-                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values::jsonb AS o, new_values::jsonb AS n
-                      FROM subscription_events WHERE id > \(id) ORDER BY id LIMIT \(limit)) AS page
-                ORDER BY id
+                SELECT e.id, e.subscription_id, e.at, e.reason, coalesce(n.environment, e.old_values::json->>'environment'), e.source,
+                    CASE WHEN e.notification_id IS NOT NULL
+                        THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = e.notification_id) END,
+                    \(Self.trailColumns("n"))
+                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values, new_values
+                      FROM subscription_events WHERE id >= \(ids.lowerBound) AND id < \(ids.upperBound)) AS e,
+                    json_to_record(e.new_values::json) AS n(\(Self.trailRecord))
+                ORDER BY e.id
                 """), logger: logger)
             ) { reader in
                 TrailEvent(
                     id: try reader.next(), subscriptionID: try reader.next(), atMs: try reader.next(), reason: try reader.next(),
                     environment: try reader.next(), source: try reader.next(), notifiedAtMs: try reader.next(),
-                    old: try reader.trailState(), new: try reader.trailState())
+                    new: try reader.trailState())
             }
         }
     }
 
-    /// The report's columns (``TrailState``) of the JSON object `v`, for ``RowReader/trailState()``:
-    /// the identifiers only as "is there one".
-    static func trailFromJSON(_ v: String) -> String {
+    public func trailEventIDs() async throws -> ClosedRange<Int64>? {
+        try await read { connection, logger in
+            let row = try await connection.query("SELECT min(id), max(id) FROM subscription_events", logger: logger)
+                .decode((Int64?, Int64?).self).collect().first
+            guard let first = row?.0, let last = row?.1 else { return nil }
+            return first...last
+        }
+    }
+
+    /// The contract columns the report reads, typed, as `json_to_record` takes them out of a trail row's JSON.
+    static let trailRecord = """
+        original_transaction_id text, environment text, expires_at bigint, grace_period_expires_at bigint, \
+        is_in_billing_retry boolean, auto_renew_status boolean, expiration_intent integer, cancelled_at bigint
         """
-        (\(v)->>'original_transaction_id') IS NOT NULL, \
-        (\(v)->>'expires_at')::bigint, (\(v)->>'grace_period_expires_at')::bigint, coalesce((\(v)->>'is_in_billing_retry')::boolean, false), \
-        (\(v)->>'auto_renew_status')::boolean, (\(v)->>'expiration_intent')::integer, (\(v)->>'cancelled_at')::bigint
+
+    /// The report's columns (``TrailState``) of the record `r`, for ``RowReader/trailState()``: the
+    /// identifiers only as "is there one".
+    static func trailColumns(_ r: String) -> String {
+        """
+        \(r).original_transaction_id IS NOT NULL, \(r).expires_at, \(r).grace_period_expires_at, coalesce(\(r).is_in_billing_retry, false), \
+        \(r).auto_renew_status, \(r).expiration_intent, \(r).cancelled_at
         """
     }
 

@@ -33,7 +33,7 @@ struct RowReader {
             autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next())
     }
 
-    /// The report's columns, in the order of ``PostgresSubscriptionStore/trailFromJSON(_:)``.
+    /// The report's columns, in the order of ``PostgresSubscriptionStore/trailColumns(_:)``.
     mutating func trailState() throws -> TrailState {
         TrailState(
             isVerified: try next(), expiresAt: try next(), gracePeriodExpiresAt: try next(), isInBillingRetry: try next(),

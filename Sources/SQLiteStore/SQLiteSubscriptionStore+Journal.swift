@@ -87,7 +87,7 @@ extension SQLiteSubscriptionStore {
 
     /// The trail in `id` order, a page at a time (the report's one pass), its columns read out of
     /// the JSON by SQLite (`StateColumns.trailFromJSON`).
-    public func trailEvents(after id: Int64, limit: Int) async throws -> [TrailEvent] {
+    public func trailEvents(in ids: Range<Int64>) async throws -> [TrailEvent] {
         // A cursor: each row read straight from the statement (no copy of its values first).
         try await pool.read { db in
             try Array(Row.fetchCursor(
@@ -97,15 +97,24 @@ extension SQLiteSubscriptionStore {
                         coalesce(json_extract(e.new_values, '$.environment'), json_extract(e.old_values, '$.environment')), e.source,
                         CASE WHEN e.notification_id IS NOT NULL
                             THEN (SELECT n.apple_state_at FROM app_store_notifications AS n WHERE n.notification_id = e.notification_id) END,
-                        \(StateColumns.trailFromJSON("e.old_values")), \(StateColumns.trailFromJSON("e.new_values"))
-                    FROM subscription_events AS e WHERE e.id > ? ORDER BY e.id LIMIT ?
+                        \(StateColumns.trailFromJSON("e.new_values"))
+                    FROM subscription_events AS e WHERE e.id >= ? AND e.id < ? ORDER BY e.id
                     """,
-                arguments: [id, limit]
+                arguments: [ids.lowerBound, ids.upperBound]
             ).map { row in
                 TrailEvent(
                     id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3], environment: row[4], source: row[5], notifiedAtMs: row[6],
-                    old: StateColumns.trailState(row, from: 7), new: StateColumns.trailState(row, from: 7 + StateColumns.trailCount))
+                    new: StateColumns.trailState(row, from: 7))
             })
+        }
+    }
+
+    public func trailEventIDs() async throws -> ClosedRange<Int64>? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT min(id), max(id) FROM subscription_events"),
+                let first: Int64 = row[0], let last: Int64 = row[1]
+            else { return nil }
+            return first...last
         }
     }
 

@@ -2,9 +2,10 @@
 /// open episode lives with the rest of what the report keeps of the row.
 enum EpisodeTracker {
     /// The episode `event` closes, if any (taken out of `open`); opens one in `open` when the event
-    /// enters billing trouble.
-    static func take(_ event: TrailEvent, open: inout BillingEpisode?) -> BillingEpisode? {
-        let old = event.old, new = event.new
+    /// enters billing trouble. `old`: the row's columns before the event (an open episode means the
+    /// row is known).
+    static func take(_ event: TrailEvent, old: TrailState, open: inout BillingEpisode?) -> BillingEpisode? {
+        let new = event.new
         if var episode = open {
             let outcome: BillingEpisode.Outcome?
             if new.cancelledAt != nil, old.cancelledAt == nil {

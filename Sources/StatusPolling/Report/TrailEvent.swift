@@ -1,5 +1,6 @@
 /// One row of the audit trail (`subscription_events`) as the report reads it: which subscription,
-/// when (the writer's clock), why, who brought it, and the report's columns before and after.
+/// when (the writer's clock), why, who brought it, and the report's columns after it (those before
+/// are the row's after its previous event, which the report keeps).
 public struct TrailEvent: Sendable, Equatable {
     public var id: Int64
     public var subscriptionID: Int64
@@ -14,12 +15,11 @@ public struct TrailEvent: Sendable, Equatable {
     /// For a change a notification brought: when Apple's data in it was true (its signedDate), ms.
     /// `atMs - notifiedAtMs` is how long Apple's news took to reach the row.
     public var notifiedAtMs: Int64?
-    public var old: TrailState
     public var new: TrailState
 
     public init(
         id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, environment: String?, source: String? = nil, notifiedAtMs: Int64? = nil,
-        old: TrailState, new: TrailState
+        new: TrailState
     ) {
         self.id = id
         self.subscriptionID = subscriptionID
@@ -28,17 +28,15 @@ public struct TrailEvent: Sendable, Equatable {
         self.environment = environment
         self.source = source
         self.notifiedAtMs = notifiedAtMs
-        self.old = old
         self.new = new
     }
 
-    /// An event of whole rows' columns (a hand-built trail).
+    /// An event of a whole row's columns (a hand-built trail).
     public init(
-        id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, source: String? = nil, notifiedAtMs: Int64? = nil,
-        old: SubscriptionState, new: SubscriptionState
+        id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, source: String? = nil, notifiedAtMs: Int64? = nil, new: SubscriptionState
     ) {
         self.init(
-            id: id, subscriptionID: subscriptionID, atMs: atMs, reason: reason, environment: new.environment ?? old.environment, source: source,
-            notifiedAtMs: notifiedAtMs, old: TrailState(old), new: TrailState(new))
+            id: id, subscriptionID: subscriptionID, atMs: atMs, reason: reason, environment: new.environment, source: source,
+            notifiedAtMs: notifiedAtMs, new: TrailState(new))
     }
 }

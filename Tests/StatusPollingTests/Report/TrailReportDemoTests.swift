@@ -33,6 +33,18 @@ import Testing
                 onEpisode: { episodes.append($0) })
             #expect(episodes.count == report.episodes.total)
 
+            // What lets the report skip old_values: each audit row's old values are its row's new
+            // values of the row before (refused answers aside, which changed nothing).
+            let mismatched = try await store.pool.read { d in
+                try Int.fetchOne(d, sql: """
+                    SELECT count(*) FROM (
+                        SELECT old_values, lag(new_values) OVER (PARTITION BY subscription_id ORDER BY id) AS previous
+                        FROM subscription_events WHERE reason NOT IN ('stale', 'conflict'))
+                    WHERE previous IS NOT NULL AND old_values <> previous
+                    """)
+            }
+            #expect(mismatched == 0)
+
             // Plain SQL: the week's movement by reason, the refunds by day, the runs.
             let sql = try await store.pool.read { d in
                 try Row.fetchAll(d, sql: """

@@ -48,7 +48,8 @@ import Testing
         events.append((6, t + 9 * d, "recovered", columns(6, expires: t + d, retry: true, grace: t + 4 * d, intent: 2), columns(6, expires: t + 39 * d)))
         events.append((5, t + 11 * d, "entered_billing_retry", columns(5, expires: t + 10 * d), columns(5, expires: t + 10 * d, retry: true, intent: 2)))
         events.append((2, t + 15 * d, "expired", columns(2, expires: t + d, retry: true, intent: 2), columns(2, expires: t + d, intent: 2)))
-        return events.enumerated().map { index, e in TrailEvent(id: Int64(index + 1), subscriptionID: e.0, atMs: e.1, reason: e.2, old: e.3, new: e.4) }
+        // The writers' old_values (e.3) are the row's previous new values; the report keeps those itself.
+        return events.enumerated().map { index, e in TrailEvent(id: Int64(index + 1), subscriptionID: e.0, atMs: e.1, reason: e.2, new: e.4) }
     }
 
     static func report(environment: String? = "Production", trail: [TrailEvent] = trail, onEpisode: ((BillingEpisode) -> Void)? = nil) -> TrailReport {
@@ -152,8 +153,8 @@ import Testing
         let d = Self.day, t = Self.t0
         var trail = Self.trail
         let last = trail.count
-        trail.append(TrailEvent(id: Int64(last + 1), subscriptionID: 5, atMs: t + 12 * d, reason: "stale", old: Self.columns(5, expires: t + 10 * d, retry: true, intent: 2), new: Self.columns(5, expires: t + 40 * d)))
-        trail.append(TrailEvent(id: Int64(last + 2), subscriptionID: 6, atMs: t + 12 * d, reason: "conflict", old: Self.columns(6, expires: t + 39 * d), new: Self.columns(6, expires: t + 39 * d, cancelled: t + 12 * d)))
+        trail.append(TrailEvent(id: Int64(last + 1), subscriptionID: 5, atMs: t + 12 * d, reason: "stale", new: Self.columns(5, expires: t + 40 * d)))
+        trail.append(TrailEvent(id: Int64(last + 2), subscriptionID: 6, atMs: t + 12 * d, reason: "conflict", new: Self.columns(6, expires: t + 39 * d, cancelled: t + 12 * d)))
         let plain = Self.report(), refused = Self.report(trail: trail)
         #expect(refused.episodeCounts == plain.episodeCounts)
         #expect(refused.stateMix == plain.stateMix)
@@ -228,5 +229,21 @@ import Testing
         #expect(lines[0] == "subscription_id,day_0,seen_at,grace_ends,outcome,closed_at,days,recovered_in_grace")
         #expect(lines[2] == "1,2026-01-07T00:00:00Z,2026-01-08T00:00:00Z,2026-01-23T00:00:00Z,recovered,2026-01-11T00:00:00Z,4,1")
         #expect(lines[6] == "5,2026-01-15T00:00:00Z,2026-01-16T00:00:00Z,,open,,10,0")  // censored at the report's end
+    }
+
+    /// The first event the trail has of a row (one the web service inserted already verified, or one
+    /// older than the trail) counts a refund only when the writers named it one.
+    @Test func aRowsFirstEventCountsARefundByItsReason() {
+        let d = Self.day, t = Self.t0
+        let refunded = Self.columns(8, expires: t + 30 * d, cancelled: t + 2 * d)
+        let trail = [
+            TrailEvent(id: 1, subscriptionID: 8, atMs: t + 3 * d, reason: "refunded", new: refunded),
+            TrailEvent(id: 2, subscriptionID: 9, atMs: t + 3 * d, reason: "other_change", new: Self.columns(9, expires: t + 30 * d, cancelled: t + 2 * d)),
+            TrailEvent(id: 3, subscriptionID: 10, atMs: t + 3 * d, reason: "first_verified", new: Self.columns(10, expires: t + 30 * d, cancelled: t + d)),
+        ]
+        let report = Self.report(trail: trail)
+        #expect(report.refunds.filter { $0.refunds > 0 } == [
+            .init(dateMs: t + d, refunds: 1, renewals: 0), .init(dateMs: t + 2 * d, refunds: 1, renewals: 0),
+        ])
     }
 }
