@@ -19,6 +19,9 @@ struct PollCommand {
 
     func execute() async throws {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
+        if let proxy = appStore.proxySummary {
+            logger.info("App Store connections go through an HTTP proxy", metadata: ["proxy": "\(proxy)"])
+        }
         let backends = try self.backends()
         var job = self.job
         job.metricsFile = output.metricsFile
