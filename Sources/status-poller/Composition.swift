@@ -14,6 +14,9 @@ enum Composition {
 
         var name: String
         var leaseDuration: Duration
+        /// The name was set (`--worker-name`, `worker_name`), not the host name by default: such a
+        /// worker writes a metrics file of its own.
+        var isNamed = false
 
         /// This host's worker with the default lease: for commands that lease nothing.
         static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgreSQLDatabase.defaultLeaseDuration) }

@@ -24,7 +24,12 @@ struct PollCommand {
         }
         let backends = try self.backends()
         var job = self.job
-        job.metricsFile = output.metricsFile
+        if let template = output.metricsFile {
+            // Workers sharing a PostgreSQL database label their series, and a named worker writes a file of its own.
+            let worker = Composition.isPostgres(self.database) ? self.worker : nil
+            job.metricsFile = MetricsFile.path(template, worker: worker?.name, perWorker: worker?.isNamed ?? false)
+            job.metricsWorker = worker?.name
+        }
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
         if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
