@@ -41,6 +41,13 @@ enum Composition {
         return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
     }
 
+    /// The workers that share the Server API's rate: those of a PostgreSQL database (nil for
+    /// SQLite, where one run at a time uses the whole rate).
+    static func rateSharingWorkers(_ location: String, worker: Worker) throws -> (any RateSharingWorkers)? {
+        guard isPostgres(location) else { return nil }
+        return try postgres(location, worker: worker).rateSharingWorkers
+    }
+
     /// The same database for the demo, with the demo's hooks (whether it may be replaced, a fresh copy).
     static func demoDatabase(_ location: String) throws -> DemoDatabase {
         guard isPostgres(location) else {
