@@ -80,9 +80,13 @@ struct DemoWorkerProcesses: NightWorkers {
         return arguments
     }
 
-    /// The caller's environment without status-poller's and the App Store's variables, plus the secrets.
+    /// The caller's environment without status-poller's, the App Store's and the proxy variables, plus the secrets.
     func environment(_ night: NightRequest) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STATUS_POLLER_") && !$0.key.hasPrefix("APPSTORE_") }
+        // No proxy either: the workers talk to the demo's own simulator on loopback.
+        let proxies: Set<String> = ["https_proxy", "http_proxy", "no_proxy"]
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("STATUS_POLLER_") && !$0.key.hasPrefix("APPSTORE_") && !proxies.contains($0.key.lowercased())
+        }
         environment["APPSTORE_SHARED_SECRET"] = night.simulator.population.configuration.sharedSecret
         if night.configuration.backend != .verifyReceipt { environment["APPSTORE_PRIVATE_KEY"] = night.simulator.serverAPIKey.privateKeyPEM }
         if let password { environment["PGPASSWORD"] = password }
