@@ -27,13 +27,13 @@ public final class SharedRate: Sendable {
         public var validity: Duration
         public var window: Duration
         /// A worker spaces its share over this rather than over one second, so that a request
-        /// that reaches Apple up to 50 ms sooner after leaving than an earlier one did cannot
-        /// put one more request into a second there.
+        /// that reaches Apple up to 100 ms sooner after leaving than an earlier one did (scheduling,
+        /// a new connection) cannot put one more request into a second there.
         public var spacingWindow: Duration
 
         public init(
             refresh: Duration = .milliseconds(500), validity: Duration = .seconds(2), window: Duration = .milliseconds(1500),
-            spacingWindow: Duration = .milliseconds(1050)
+            spacingWindow: Duration = .milliseconds(1100)
         ) {
             self.refresh = refresh
             self.validity = validity

@@ -60,12 +60,12 @@ import Testing
         shared.joined(at: at(-10_000))
         shared.record(workers: 4, startedAt: at(0))
         let limiter = RequestRateLimiter(perSecond: 10, shared: shared)
-        // ⌊10 ÷ 4⌋ = 2 a second, spread over 1.05 s: one every 525 ms.
+        // ⌊10 ÷ 4⌋ = 2 a second, spread over 1.1 s: one every 550 ms.
         #expect(limiter.reserve(now: at(1)) == at(1))
         #expect(limiter.depart(now: at(1)) == nil)
-        #expect(limiter.reserve(now: at(2)) == at(526))
-        #expect(limiter.depart(now: at(400)) == at(526))
-        #expect(limiter.depart(now: at(526)) == nil)
+        #expect(limiter.reserve(now: at(2)) == at(551))
+        #expect(limiter.depart(now: at(400)) == at(551))
+        #expect(limiter.depart(now: at(551)) == nil)
         // Past the count's validity: wait, whatever the spacing.
         #expect(limiter.depart(now: at(2600)) == at(2650))
     }

@@ -14,8 +14,10 @@ import Testing
     static let start: Int64 = 1_780_000_000_000
     static let clock = start + 3 * 3_600_000
 
-    @Test(.enabled(if: PostgresTestServer.url != nil, "needs the tests' PostgreSQL server (Scripts/test.sh starts one)"))
-    func fourWorkersTogetherStayUnderTheRate() async throws {
+    /// All four at once, and two first with two more joining 4 s later (the first two then send
+    /// at half the rate each, and shrink to a quarter when the others join).
+    @Test(.enabled(if: PostgresTestServer.url != nil, "needs the tests' PostgreSQL server (Scripts/test.sh starts one)"), arguments: [0, 4])
+    func fourWorkersTogetherStayUnderTheRate(joiningLater: Int) async throws {
         var configuration = PopulationConfiguration(subscribers: 96, seed: 2626, startMs: Self.start, secondGroupShare: 0, sandboxShare: 0)
         configuration.bundleID = AppleJSON.bundleID
         let simulator = AppStoreSimulator(population: Population(configuration), clockMs: Self.clock)
@@ -44,7 +46,8 @@ import Testing
                             "--metrics-file", directory.appendingPathComponent("sp-{worker}.prom").path,
                         ]
                         group.addTask {
-                            (k, try await StatusPollerProcess.launch(arguments, environment: ["STATUS_POLLER_DATABASE": databaseURL]).outcome())
+                            if k > 2 { try await Task.sleep(for: .seconds(joiningLater)) }
+                            return (k, try await StatusPollerProcess.launch(arguments, environment: ["STATUS_POLLER_DATABASE": databaseURL]).outcome())
                         }
                     }
                     var outcomes: [Int: StatusPollerProcess.Outcome] = [:]
