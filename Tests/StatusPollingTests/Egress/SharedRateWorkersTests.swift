@@ -21,7 +21,10 @@ import Testing
         var configuration = PopulationConfiguration(subscribers: 96, seed: 2626, startMs: Self.start, secondGroupShare: 0, sandboxShare: 0)
         configuration.bundleID = AppleJSON.bundleID
         let simulator = AppStoreSimulator(population: Population(configuration), clockMs: Self.clock)
-        let rate = 8
+        // 9: four workers send ⌊9 ÷ 4⌋ = 2 each and two ⌊9 ÷ 2⌋ = 4 each, 8 together, which leaves
+        // one request of room for a loaded machine delaying one arrival past the limiter's 100 ms
+        // margin; a worker that kept the whole rate would put 9 into a second on its own.
+        let rate = 9
         try await withStore(.postgres) { db in
             for (user, receipt) in simulator.enrolment(at: Self.clock) { try await db.insert(userID: user, receipt: receipt) }
             let location = try #require(db.postgresLocation)
