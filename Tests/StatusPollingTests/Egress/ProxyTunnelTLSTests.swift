@@ -41,6 +41,34 @@ import Testing
         }
     }
 
+    /// A proxy that will not open the tunnel fails the row as a transport failure that says what
+    /// to check, naming the proxy by host and port only.
+    @Test(arguments: [
+        ("407 Proxy Authentication Required", true, "the proxy 127.0.0.1:{port} refused the credentials in its URL (407 Proxy Authentication Required); check the user and password in HTTPS_PROXY / HTTP_PROXY"),
+        ("407 Proxy Authentication Required", false, "the proxy 127.0.0.1:{port} requires credentials (407 Proxy Authentication Required); put them in its URL: http://USER:PASSWORD@HOST:PORT"),
+        ("401 Unauthorized", true, "the proxy 127.0.0.1:{port} refused the credentials in its URL (401 Unauthorized); check the user and password in HTTPS_PROXY / HTTP_PROXY"),
+        ("403 Forbidden", false, "the proxy 127.0.0.1:{port} refused CONNECT localhost:443: 403 Forbidden; is the host allowed through it (or should NO_PROXY list it)?"),
+    ])
+    func aRefusedTunnelSaysWhatToCheck(status: String, withCredentials: Bool, message: String) async throws {
+        let proxy = ConnectProxy(refusing: status)
+        try await proxy.withRunning { proxyPort in
+            let configuration = KeepAliveHTTPClient.Configuration(
+                connectTimeout: .seconds(30),
+                proxy: ProxyConfiguration(https: .init(host: "127.0.0.1", port: proxyPort, user: withCredentials ? "u" : nil, password: withCredentials ? "hunter2" : nil)))
+            try await VerifyReceiptClient.withClient(Self.configuration(port: 443), http: configuration) { client in
+                let verification = try await client.verify(receipt: "R1", logger: Logger(label: "test"))
+                guard case .failed(let failure) = verification.result else {
+                    Issue.record("a refused tunnel must fail the row")
+                    return
+                }
+                #expect(failure.reason == .transport)
+                #expect(failure.detail == "Production connection failed: could not connect: " + message.replacingOccurrences(of: "{port}", with: "\(proxyPort)"))
+                #expect(!failure.detail.contains("hunter2"))
+            }
+            #expect(proxy.recorded.refused == 1)
+        }
+    }
+
     /// The proxy cannot stand in for the server: a certificate the client does not trust fails
     /// the handshake through the tunnel, as it would directly.
     @Test func anUntrustedCertificateThroughTheTunnelIsATLSFailure() async throws {

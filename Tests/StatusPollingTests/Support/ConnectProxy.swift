@@ -18,10 +18,13 @@ final class ConnectProxy: Sendable {
 
     /// The `Proxy-Authorization` value the proxy requires, or nil for none.
     let required: String?
+    /// A status line to refuse every CONNECT with (`403 Forbidden`, tinyproxy's `401 Unauthorized`), or nil.
+    let refusal: String?
     private let record = Mutex(Record())
 
-    init(user: String? = nil, password: String? = nil) {
+    init(user: String? = nil, password: String? = nil, refusing refusal: String? = nil) {
         required = user.map { "Basic " + Data("\($0):\(password ?? "")".utf8).base64EncodedString() }
+        self.refusal = refusal
     }
 
     var recorded: Record { record.withLock { $0 } }
@@ -74,6 +77,11 @@ final class ConnectProxy: Sendable {
             if let authorization { record.withLock { $0.authorizations.append(authorization) } }
             guard request.count == 3, request[0] == "CONNECT", let (host, port) = Self.target(String(request[1])) else {
                 try await outbound.write(ByteBuffer(string: "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+                return
+            }
+            if let refusal {
+                record.withLock { $0.refused += 1 }
+                try await outbound.write(ByteBuffer(string: "HTTP/1.1 \(refusal)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
                 return
             }
             if let required, authorization != required {
