@@ -25,10 +25,11 @@ struct PollCommand {
         var backends = try self.backends()
         var job = self.job
         if let template = output.metricsFile {
-            // Workers sharing a PostgreSQL database label their series, and a named worker writes a file of its own.
-            let worker = Composition.isPostgres(self.database) ? self.worker : nil
-            job.metricsFile = MetricsFile.path(template, worker: worker?.name, perWorker: worker?.isNamed ?? false)
-            job.metricsWorker = worker?.name
+            // Workers sharing a PostgreSQL database label their series, and a named worker writes a
+            // file of its own; `{worker}` is replaced on SQLite too (by the host name by default).
+            let shared = Composition.isPostgres(self.database)
+            job.metricsFile = MetricsFile.path(template, worker: worker.name, perWorker: shared && worker.isNamed)
+            job.metricsWorker = shared ? worker.name : nil
         }
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)

@@ -69,6 +69,22 @@ import Testing
         #expect(!single.contains("worker="))
     }
 
+    /// On SQLite `{worker}` is replaced too, and no series is labelled with a worker.
+    @Test func aSQLiteRunReplacesWorkerInThePathWithoutALabel() async throws {
+        try await withTemporaryDatabase { db in
+            let template = db.directory.appendingPathComponent("sp-{worker}.prom").path
+            let outcome = try await StatusPollerProcess.launch(
+                ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--worker-name", "nightly-a", "--metrics-file", template,
+                 "--production-url", "http://127.0.0.1:9/verifyReceipt", "--sandbox-url", "http://127.0.0.1:9/verifyReceipt", "--report", "json"],
+                environment: ["APPSTORE_SHARED_SECRET": "s"]
+            ).outcome()
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let text = try String(contentsOfFile: db.directory.appendingPathComponent("sp-nightly-a.prom").path, encoding: .utf8)
+            #expect(text.contains(#"status_poller_run_subscriptions{mode="nightly",outcome="selected"} 0.0"#), "\(text)")
+            #expect(!text.contains("worker="))
+        }
+    }
+
     /// Names of the series a Prometheus text holds (`_bucket`, `_sum` and `_count` included).
     static func names(_ text: String) -> Set<String> {
         Set(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
