@@ -13,6 +13,8 @@ import Synchronization
 /// than the rest of the poller (docs/PERFORMANCE.md). Here a request is one write and one flush on
 /// a connection the caller holds alone, and the answer completes one promise. The pool keeps up to
 /// `maxIdleConnectionsPerEndpoint` idle connections, so a run with concurrency C reuses C of them.
+/// Behind an egress proxy (``Configuration/proxy``) a new connection is a `CONNECT` tunnel
+/// (`KeepAliveHTTPClient+Proxy.swift`); once it is up, it carries requests as a direct one does.
 public final class KeepAliveHTTPClient: Sendable {
     public struct Configuration: Sendable {
         /// Limit for setting up a connection (TCP and TLS), within the exchange's own deadline.
