@@ -9,6 +9,7 @@ extension AppStoreSimulator {
     public func answerServerAPI(_ request: ServerAPIRequest) -> SimulatedAnswer {
         let configuration = population.configuration
         let endpoint = request.endpoint.rawValue
+        serverAPIArrivals.arrived()
         state.withLock { $0.statistics.serverAPIRequests[endpoint, default: 0] += 1 }
         guard serverAPIKey.accepts(authorization: request.authorization, bundleID: configuration.bundleID, now: request.receivedAt) else {
             return recordServerAPI(SimulatedAnswer(reply: .http(401, body: "", headers: [:]), delay: .zero), "http_401")

@@ -16,6 +16,9 @@ public final class AppStoreSimulator: Sendable {
     let outbox = Mutex<NotificationOutbox?>(nil)
     /// Get Notification History's requests, for the rate a catch-up keeps (`/simulator/arrivals`).
     public let historyArrivals = ArrivalWindow()
+    /// Every App Store Server API request (both environments, both endpoints), for the rate that
+    /// the workers of one database keep together (`/simulator/arrivals`).
+    public let serverAPIArrivals = ArrivalWindow()
     /// The last reading of Get Notification History: its key, the outbox's size then, its records.
     let historyReading = Mutex<(key: String, count: Int, records: [NotificationOutbox.Record])?>(nil)
 

@@ -66,7 +66,8 @@ struct AppStoreOptions: ParsableArguments {
                 }
                 return duration
             },
-            allowInsecureHTTP: settings.flag(allowInsecureHttp, "allow_insecure_http"))
+            allowInsecureHTTP: settings.flag(allowInsecureHttp, "allow_insecure_http"),
+            proxy: try AppStoreSettings.proxy())
         try resolved.validate()
         return resolved
     }

@@ -19,6 +19,8 @@ struct AppStoreSettings {
     var overloadWindow: Int
     var deadline: Duration?
     var allowInsecureHTTP: Bool
+    /// The egress proxy from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` (nil: direct connections).
+    var proxy: ProxyConfiguration? = nil
 
     func validate() throws {
         guard Limits.concurrency.contains(concurrency) else {
@@ -82,9 +84,27 @@ struct AppStoreSettings {
             retry: RetryPolicy(maxAttempts: maxAttempts))
     }
 
-    /// One pool of kept-alive connections for the job, as large as its concurrency (8 at least).
+    /// One pool of kept-alive connections for the job, as large as its concurrency (8 at least),
+    /// through the egress proxy when one is set.
     var httpConfiguration: KeepAliveHTTPClient.Configuration {
-        KeepAliveHTTPClient.Configuration(maxIdleConnectionsPerEndpoint: max(concurrency, 8))
+        KeepAliveHTTPClient.Configuration(maxIdleConnectionsPerEndpoint: max(concurrency, 8), proxy: proxy)
+    }
+
+    /// The proxy settings of `environment`; a malformed one is a usage error (exit 2) naming the
+    /// variable, never its password.
+    static func proxy(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProxyConfiguration? {
+        do {
+            return try ProxyConfiguration.fromEnvironment(environment)
+        } catch {
+            throw usageError("\(error).")
+        }
+    }
+
+    /// How the run's options and logs name the proxies: `host:port` only, never the credentials.
+    var proxySummary: String? {
+        guard let proxy else { return nil }
+        let parts = [proxy.https.map { "https via \($0)" }, proxy.http.map { "http via \($0)" }].compactMap { $0 }
+        return parts.joined(separator: ", ") + (proxy.noProxy.count == 0 ? "" : ", NO_PROXY \(proxy.noProxy.count) entries")
     }
 
     /// The settings recorded in the run history (never the secret).
@@ -93,6 +113,7 @@ struct AppStoreSettings {
          "concurrency": String(concurrency), "max_attempts": String(maxAttempts), "request_timeout": String(requestTimeout),
          "circuit_breaker": circuitBreaker == .off ? "off" : "\(circuitBreakerWindow) rows at \(circuitBreakerThreshold) %",
          "overload": "\(overloadThreshold) % of \(overloadWindow) answers",
-         "deadline": deadline.map { "\(Limits.seconds($0)) s" } ?? "none", "allow_insecure_http": String(allowInsecureHTTP)]
+         "deadline": deadline.map { "\(Limits.seconds($0)) s" } ?? "none", "allow_insecure_http": String(allowInsecureHTTP),
+         "proxy": proxySummary ?? "none"]
     }
 }

@@ -14,6 +14,9 @@ enum Composition {
 
         var name: String
         var leaseDuration: Duration
+        /// The name was set (`--worker-name`, `worker_name`), not the host name by default: such a
+        /// worker writes a metrics file of its own.
+        var isNamed = false
 
         /// This host's worker with the default lease: for commands that lease nothing.
         static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgreSQLDatabase.defaultLeaseDuration) }
@@ -36,6 +39,13 @@ enum Composition {
         var logger = Logger(label: "status-poller.postgres")
         logger.logLevel = .warning
         return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
+    }
+
+    /// The workers that share the Server API's rate: those of a PostgreSQL database (nil for
+    /// SQLite, where one run at a time uses the whole rate).
+    static func rateSharingWorkers(_ location: String, worker: Worker) throws -> (any RateSharingWorkers)? {
+        guard isPostgres(location) else { return nil }
+        return try postgres(location, worker: worker).rateSharingWorkers
     }
 
     /// The same database for the demo, with the demo's hooks (whether it may be replaced, a fresh copy).

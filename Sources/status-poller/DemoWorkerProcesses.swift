@@ -10,8 +10,8 @@ import StatusPolling
 /// demo waits for all of them, then checks every row as it does after an in-process night.
 ///
 /// A worker gets what the in-process job has: the simulator's URLs, the bundle id, the night's
-/// clock, the request timeout and attempts, a share of the concurrency (and of the Server API's
-/// rate, which Apple counts per app, not per worker). Secrets travel in its environment, never on
+/// clock, the request timeout and attempts, a share of the concurrency, and the whole Server API
+/// rate, which the workers share through the database as Apple counts it, per app. Secrets travel in its environment, never on
 /// its command line (`ps` shows that to every user): the shared secret, the In-App Purchase key,
 /// the database password (PGPASSWORD). Its environment carries no other STATUS_POLLER_ or
 /// APPSTORE_ variable, so a config file or setting of the caller's cannot make the workers
@@ -73,15 +73,20 @@ struct DemoWorkerProcesses: NightWorkers {
                 "--backend", configuration.backend.rawValue, "--server-api-url", night.endpoints.serverAPIURL,
                 "--server-api-sandbox-url", night.endpoints.serverAPISandboxURL, "--issuer-id", key.issuerID, "--key-id", key.keyID,
                 "--app-apple-id", String(population.appAppleID), "--trusted-root-file", rootFile,
-                "--server-api-rate", String(share(configuration.serverAPIRate, worker: k)),
+                // The workers share the rate among themselves through the database.
+                "--server-api-rate", String(configuration.serverAPIRate),
             ]
         }
         return arguments
     }
 
-    /// The caller's environment without status-poller's and the App Store's variables, plus the secrets.
+    /// The caller's environment without status-poller's, the App Store's and the proxy variables, plus the secrets.
     func environment(_ night: NightRequest) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("STATUS_POLLER_") && !$0.key.hasPrefix("APPSTORE_") }
+        // No proxy either: the workers talk to the demo's own simulator on loopback.
+        let proxies: Set<String> = ["https_proxy", "http_proxy", "no_proxy"]
+        var environment = ProcessInfo.processInfo.environment.filter {
+            !$0.key.hasPrefix("STATUS_POLLER_") && !$0.key.hasPrefix("APPSTORE_") && !proxies.contains($0.key.lowercased())
+        }
         environment["APPSTORE_SHARED_SECRET"] = night.simulator.population.configuration.sharedSecret
         if night.configuration.backend != .verifyReceipt { environment["APPSTORE_PRIVATE_KEY"] = night.simulator.serverAPIKey.privateKeyPEM }
         if let password { environment["PGPASSWORD"] = password }

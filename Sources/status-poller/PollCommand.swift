@@ -19,9 +19,18 @@ struct PollCommand {
 
     func execute() async throws {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
-        let backends = try self.backends()
+        if let proxy = appStore.proxySummary {
+            logger.info("App Store connections go through an HTTP proxy", metadata: ["proxy": "\(proxy)"])
+        }
+        var backends = try self.backends()
         var job = self.job
-        job.metricsFile = output.metricsFile
+        if let template = output.metricsFile {
+            // Workers sharing a PostgreSQL database label their series, and a named worker writes a
+            // file of its own; `{worker}` is replaced on SQLite too (by the host name by default).
+            let shared = Composition.isPostgres(self.database)
+            job.metricsFile = MetricsFile.path(template, worker: worker.name, perWorker: shared && worker.isNamed)
+            job.metricsWorker = shared ? worker.name : nil
+        }
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
         if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
@@ -29,8 +38,13 @@ struct PollCommand {
             windows.coveredFrom = await catchUp(database, logger: logger)
             job.selection = .nightly(windows)
         }
+        // Workers of one PostgreSQL database share --server-api-rate: each sends its share.
+        let sharing = backends.serverAPI == nil ? nil : try Composition.rateSharingWorkers(self.database, worker: worker)
+        if sharing != nil { backends.serverAPI?.sharedRate = SharedRate() }
         let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source in
-            await PollJob(configuration: job, database: database, source: source, logger: logger).run()
+            let pollJob = PollJob(configuration: job, database: database, source: source, logger: logger)
+            guard let sharing, let shared = backends.serverAPI?.sharedRate, let rate = backends.serverAPI?.ratePerSecond else { return await pollJob.run() }
+            return await shared.sharing(sharing, rate: rate, logger: logger) { await pollJob.run() }
         }
         if let error = outcome.error { FileHandle.standardError.write(Data("error: \(error)\n".utf8)) }
         if let report = outcome.report {

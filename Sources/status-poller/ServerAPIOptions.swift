@@ -27,7 +27,9 @@ struct ServerAPIOptions: ParsableArguments {
     @Option(help: "A root certificate (PEM or DER) to trust besides Apple Root CA - G3; repeatable; only with loopback Server API URLs (a simulator).")
     var trustedRootFile: [String] = []
 
-    @Option(help: ArgumentHelp("Most Server API requests in any one second (default: \(ServerAPIConfiguration.defaultRate); Apple allows 50, the sandbox a tenth of it)."))
+    @Option(help: ArgumentHelp(
+        "Most Server API requests in any one second (default: \(ServerAPIConfiguration.defaultRate); Apple allows 50, the sandbox a tenth of it). "
+            + "PostgreSQL: for all the workers of the database together; give each the same rate."))
     var serverApiRate: Int?
 
     func resolve(_ settings: Settings, allowInsecureHTTP: Bool) throws -> ServerAPISettings {

@@ -18,10 +18,11 @@ struct WorkerOptions: ParsableArguments {
 
     /// The worker's settings, with the documented defaults.
     func settings(_ settings: Settings) throws -> Composition.Worker {
-        let name = settings.string(workerName, "worker_name") ?? ProcessInfo.processInfo.hostName
+        let named = settings.string(workerName, "worker_name")
+        let name = named ?? ProcessInfo.processInfo.hostName
         guard !name.isEmpty, name.count <= 200 else { throw usageError("--worker-name must be 1 to 200 characters.") }
         let seconds = try settings.int(leaseSeconds, "lease_seconds", default: Composition.Worker.defaultLeaseSeconds)
         guard (10...86_400).contains(seconds) else { throw usageError("--lease-seconds must be between 10 and 86400, got \(seconds).") }
-        return Composition.Worker(name: name, leaseDuration: .seconds(seconds))
+        return Composition.Worker(name: name, leaseDuration: .seconds(seconds), isNamed: named != nil)
     }
 }

@@ -43,10 +43,15 @@ extension SimulatorServer {
             return json(["user_id": userID, "environment": subscriber.environment, "now_ms": at, "chains": chains])
         }
         // POST /simulator/arrivals: Get Notification History's requests so far and the most in
-        // any one second (then counted afresh), as the lean stand-in counts the Server API's.
+        // any one second, and the same for every Server API request (then counted afresh), as
+        // the lean stand-in counts the Server API's.
         router.post("simulator/arrivals") { _, _ in
             let (total, most) = simulator.historyArrivals.take()
-            return json(["notification_history_requests": total, "most_in_one_second": most])
+            let (serverAPI, serverAPIMost) = simulator.serverAPIArrivals.take()
+            return json([
+                "notification_history_requests": total, "most_in_one_second": most,
+                "server_api_requests": serverAPI, "server_api_most_in_one_second": serverAPIMost,
+            ])
         }
         router.get("simulator/statistics") { _, _ in
             let stats = simulator.statistics

@@ -13,6 +13,8 @@ import Synchronization
 /// than the rest of the poller (docs/PERFORMANCE.md). Here a request is one write and one flush on
 /// a connection the caller holds alone, and the answer completes one promise. The pool keeps up to
 /// `maxIdleConnectionsPerEndpoint` idle connections, so a run with concurrency C reuses C of them.
+/// Behind an egress proxy (``Configuration/proxy``) a new connection is a `CONNECT` tunnel
+/// (`KeepAliveHTTPClient+Proxy.swift`); once it is up, it carries requests as a direct one does.
 public final class KeepAliveHTTPClient: Sendable {
     public struct Configuration: Sendable {
         /// Limit for setting up a connection (TCP and TLS), within the exchange's own deadline.
@@ -23,20 +25,24 @@ public final class KeepAliveHTTPClient: Sendable {
         public var maxResponseBytes: Int
         /// TLS for https endpoints: the system's trust roots and full verification by default.
         public var tls: TLSConfiguration
+        /// The egress proxy, if any (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`, read by the executable):
+        /// connections then go through a `CONNECT` tunnel, TLS still with the real host.
+        public var proxy: ProxyConfiguration?
 
         public init(
             connectTimeout: Duration = .seconds(3), maxIdleConnectionsPerEndpoint: Int = 64, maxResponseBytes: Int = 8 << 20,
-            tls: TLSConfiguration = .makeClientConfiguration()
+            tls: TLSConfiguration = .makeClientConfiguration(), proxy: ProxyConfiguration? = nil
         ) {
             self.connectTimeout = connectTimeout
             self.maxIdleConnectionsPerEndpoint = maxIdleConnectionsPerEndpoint
             self.maxResponseBytes = maxResponseBytes
             self.tls = tls
+            self.proxy = proxy
         }
     }
 
     public let configuration: Configuration
-    private let group: any EventLoopGroup
+    let group: any EventLoopGroup
     /// Idle connections by origin (scheme, host, port): requests to many paths share them.
     private let idle = Mutex<[HTTPEndpoint: [any Channel]]>([:])
     private let tls = Mutex<NIOSSLContext?>(nil)
@@ -148,8 +154,10 @@ public final class KeepAliveHTTPClient: Sendable {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw HTTPExchangeError.timedOut }
         let tls = endpoint.useTLS ? try tlsContext() : nil
+        if let proxy = configuration.proxy?.proxy(for: endpoint) {
+            return try await tunnel(through: proxy, to: endpoint, tls: tls, deadline: deadline)
+        }
         let maxBodyBytes = configuration.maxResponseBytes
-        let serverHostname = endpoint.host.contains(":") || endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : endpoint.host
         // The connection's loop is picked first, so the TLS handshake's promise can be made here.
         let loop = group.next()
         let handshake = tls == nil ? nil : loop.makePromise(of: Void.self)
@@ -158,13 +166,8 @@ public final class KeepAliveHTTPClient: Sendable {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tls, let handshake {
-                        try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
-                        try pipeline.addHandler(TLSHandshakeHandler(handshake: handshake, deadline: deadline))
-                    }
-                    try pipeline.addHTTPClientHandlers()
-                    try pipeline.addHandler(HTTPExchangeHandler(maxBodyBytes: maxBodyBytes))
+                    try Self.addExchangeHandlers(
+                        channel.pipeline.syncOperations, endpoint: endpoint, tls: tls, handshake: handshake, deadline: deadline, maxBodyBytes: maxBodyBytes)
                 }
             }
         do {
@@ -175,21 +178,45 @@ public final class KeepAliveHTTPClient: Sendable {
                 handshake?.fail(error)
                 throw error
             }
-            if let handshake {
-                // Hand the connection out only once TLS is up; a failed handshake says why.
-                do { try await handshake.futureResult.get() } catch {
-                    channel.close(promise: nil)
-                    throw error
-                }
-            }
+            try await Self.awaitHandshake(handshake, on: channel)
             return channel
-        } catch let error as HTTPExchangeError {
-            throw error
-        } catch ChannelError.connectTimeout {
-            throw NIODeadline.now() >= deadline ? HTTPExchangeError.timedOut : HTTPExchangeError.connectFailed("connection to \(endpoint.hostHeader) timed out")
         } catch {
-            throw HTTPExchangeError.connectFailed("\(endpoint.hostHeader): \(String(describing: error).prefix(200))")
+            throw Self.connectFailure(error, to: endpoint.hostHeader, deadline: deadline)
         }
+    }
+
+    /// What a connection carries once it reaches the origin (directly or through a tunnel): TLS
+    /// with the endpoint's name for SNI and verification (none for an IP literal), then HTTP/1.1
+    /// and the exchange handler.
+    static func addExchangeHandlers(
+        _ pipeline: ChannelPipeline.SynchronousOperations, endpoint: HTTPEndpoint, tls: NIOSSLContext?, handshake: EventLoopPromise<Void>?,
+        deadline: NIODeadline, maxBodyBytes: Int
+    ) throws {
+        if let tls, let handshake {
+            let serverHostname = endpoint.host.contains(":") || endpoint.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : endpoint.host
+            try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+            try pipeline.addHandler(TLSHandshakeHandler(handshake: handshake, deadline: deadline))
+        }
+        try pipeline.addHTTPClientHandlers()
+        try pipeline.addHandler(HTTPExchangeHandler(maxBodyBytes: maxBodyBytes))
+    }
+
+    /// Hands the connection out only once TLS is up; a failed handshake closes it and says why.
+    static func awaitHandshake(_ handshake: EventLoopPromise<Void>?, on channel: any Channel) async throws {
+        guard let handshake else { return }
+        do { try await handshake.futureResult.get() } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+    }
+
+    /// A connection that could not be set up, as an ``HTTPExchangeError`` naming `target`.
+    static func connectFailure(_ error: any Error, to target: String, deadline: NIODeadline) -> HTTPExchangeError {
+        if let error = error as? HTTPExchangeError { return error }
+        if let error = error as? ChannelError, case .connectTimeout = error {
+            return NIODeadline.now() >= deadline ? .timedOut : .connectFailed("connection to \(target) timed out")
+        }
+        return .connectFailed("\(target): \(String(describing: error).prefix(200))")
     }
 
     /// One TLS context for every https connection, made on first use.

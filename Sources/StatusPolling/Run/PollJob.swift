@@ -34,6 +34,8 @@ public struct PollJob: Sendable {
         public var recordedOptions: [String: String]
         /// Write Prometheus metrics here at the end (nil: none).
         public var metricsFile: String?
+        /// The worker's name as the metrics' `worker` label (nil: no label, one process per database).
+        public var metricsWorker: String? = nil
         /// Stop on SIGTERM/SIGINT (the command line); off where the host process owns its signals.
         public var handlesSignals: Bool
         /// Show progress on stderr (a terminal line, or a log line every 30 s).
@@ -170,7 +172,7 @@ public struct PollJob: Sendable {
         if let metricsFile = configuration.metricsFile {
             do {
                 let lastSuccess = try await store.lastSuccessfulRunFinishedAt(mode: mode)
-                try MetricsFile.write(report, mode: mode, lastSuccessMs: lastSuccess, to: metricsFile)
+                try MetricsFile.write(report, mode: mode, lastSuccessMs: lastSuccess, worker: configuration.metricsWorker, to: metricsFile)
             } catch {
                 logger.error("could not write the metrics file", metadata: ["path": "\(metricsFile)", "error": "\(error)"])
             }

@@ -11,6 +11,9 @@ import Synchronization
 /// A 429 halves the rate for the rest of the run (once per second at most, so one overload
 /// answered by many 429s counts once; never below a tenth of the configured rate), and its
 /// `Retry-After` holds every request back until then.
+///
+/// With a ``SharedRate`` (workers of one PostgreSQL database), the rate is this worker's share:
+/// `⌊rate ÷ N⌋` for the N workers the shared rate counts, and no request while it says wait.
 public final class RequestRateLimiter: Sendable {
     struct State {
         var perSecond: Int
@@ -23,18 +26,35 @@ public final class RequestRateLimiter: Sendable {
         var lastSent: ContinuousClock.Instant?
         var notBefore: ContinuousClock.Instant?
 
-        /// The least time between two requests.
-        var spacing: Duration { .seconds(1) / perSecond }
+        /// This worker's rate when the rate is shared by `workers`.
+        func share(of workers: Int) -> Int { max(1, perSecond / workers) }
+    }
+
+    /// The least time between two requests when `workers` share the rate: a second ÷ the rate
+    /// alone, the shared rate's spacing window ÷ this worker's share otherwise.
+    private func spacing(_ state: State, workers: Int) -> Duration {
+        (shared?.timing.spacingWindow ?? .seconds(1)) / state.share(of: workers)
     }
 
     private let state: Mutex<State>
+    private let shared: SharedRate?
 
-    public init(perSecond: Int) {
+    public init(perSecond: Int, shared: SharedRate? = nil) {
         state = Mutex(State(perSecond: max(1, perSecond), floor: max(1, perSecond / 10)))
+        self.shared = shared
     }
 
-    /// The rate in effect now.
+    /// The rate in effect now, before any sharing.
     public var perSecond: Int { state.withLock { $0.perSecond } }
+
+    /// The workers this one shares with at `now` (1 alone), or when it may look again.
+    private func workers(at now: ContinuousClock.Instant) -> (workers: Int, waitUntil: ContinuousClock.Instant?) {
+        switch shared?.turn(at: now) {
+        case nil: return (1, nil)
+        case .share(let workers)?: return (workers, nil)
+        case .wait(let until)?: return (1, until)
+        }
+    }
 
     /// Waits for this request's turn. Throws only `CancellationError`.
     public func acquire() async throws {
@@ -48,9 +68,10 @@ public final class RequestRateLimiter: Sendable {
 
     /// Reserves the next free slot at or after `now` (and after any `Retry-After`).
     func reserve(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        state.withLock { state in
-            let slot = max(now, state.nextSlot ?? now, state.notBefore ?? now)
-            state.nextSlot = slot + state.spacing
+        let (workers, waitUntil) = self.workers(at: now)
+        return state.withLock { state in
+            let slot = max(now, state.nextSlot ?? now, state.notBefore ?? now, waitUntil ?? now)
+            state.nextSlot = slot + spacing(state, workers: workers)
             return slot
         }
     }
@@ -58,8 +79,10 @@ public final class RequestRateLimiter: Sendable {
     /// Lets a request leave at `now` and records it, or returns the earliest time it may leave: one
     /// spacing after the last request actually left, and not before a `Retry-After`.
     func depart(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        state.withLock { state in
-            let earliest = max(state.lastSent.map { $0 + state.spacing } ?? now, state.notBefore ?? now)
+        let (workers, waitUntil) = self.workers(at: now)
+        if let waitUntil { return waitUntil }
+        return state.withLock { state in
+            let earliest = max(state.lastSent.map { $0 + spacing(state, workers: workers) } ?? now, state.notBefore ?? now)
             guard now >= earliest else { return earliest }
             state.lastSent = now
             return nil

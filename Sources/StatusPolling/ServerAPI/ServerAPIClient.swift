@@ -32,8 +32,8 @@ public final class ServerAPIClient: SubscriptionStatusSource {
         bearer = BearerToken(configuration.credentials, now: now)
         verifier = SignedDataVerifier(trustedRoots: configuration.trustedRoots, bundleID: configuration.credentials.bundleID)
         limiters = (
-            RequestRateLimiter(perSecond: configuration.ratePerSecond),
-            RequestRateLimiter(perSecond: max(1, configuration.ratePerSecond / 10))
+            RequestRateLimiter(perSecond: configuration.ratePerSecond, shared: configuration.sharedRate),
+            RequestRateLimiter(perSecond: max(1, configuration.ratePerSecond / 10), shared: configuration.sharedRate)
         )
     }
 

@@ -23,6 +23,8 @@ public struct ServerAPIConfiguration: Sendable {
     public var trustedRoots: [Certificate]
     /// Production's request budget per second; the sandbox gets a tenth, as Apple allows it.
     public var ratePerSecond: Int
+    /// Set when workers of one database share `ratePerSecond` (PostgreSQL): each then sends its share.
+    public var sharedRate: SharedRate? = nil
     /// Deadline for one request, connection included.
     public var requestTimeout: Duration
     /// When and how often to try again; 5000000 waits at least `longBackoff`.

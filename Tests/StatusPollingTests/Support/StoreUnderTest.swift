@@ -36,6 +36,9 @@ struct StoreUnderTest: Sendable {
         return StoreUnderTest(kind: .postgres, store: store, sqlite: nil, postgres: (location, webService))
     }
 
+    /// Where the PostgreSQL database is (nil for SQLite): for worker processes.
+    var postgresLocation: PostgresLocation? { postgres?.location }
+
     /// The database as the command line and the job see it, for a second worker or a new process.
     func database(worker: String = "tests", leaseDuration: Duration = PostgreSQLDatabase.defaultLeaseDuration) -> any PollingDatabase {
         if let sqlite { return SQLiteDatabase(path: sqlite.path) }

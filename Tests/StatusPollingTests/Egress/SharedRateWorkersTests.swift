@@ -1,0 +1,106 @@
+import AppStoreSimulator
+import Foundation
+import Logging
+import Testing
+
+@testable import PostgresStore
+@testable import StatusPolling
+
+/// `--server-api-rate` shared by the workers of one PostgreSQL database: four `status-poller run`
+/// processes, each given the whole rate, against the simulator's App Store Server API; the
+/// simulator stamps every request as it arrives and reports the busiest one-second window. The
+/// assertion is a count (never above the rate), which a slow machine can only make lower.
+@Suite struct SharedRateWorkersTests {
+    static let start: Int64 = 1_780_000_000_000
+    static let clock = start + 3 * 3_600_000
+
+    /// All four at once, and two first with two more joining 4 s later (the first two then send
+    /// at half the rate each, and shrink to a quarter when the others join).
+    @Test(.enabled(if: PostgresTestServer.url != nil, "needs the tests' PostgreSQL server (Scripts/test.sh starts one)"), arguments: [0, 4])
+    func fourWorkersTogetherStayUnderTheRate(joiningLater: Int) async throws {
+        var configuration = PopulationConfiguration(subscribers: 96, seed: 2626, startMs: Self.start, secondGroupShare: 0, sandboxShare: 0)
+        configuration.bundleID = AppleJSON.bundleID
+        let simulator = AppStoreSimulator(population: Population(configuration), clockMs: Self.clock)
+        // 9: four workers send ⌊9 ÷ 4⌋ = 2 each and two ⌊9 ÷ 2⌋ = 4 each, 8 together, which leaves
+        // one request of room for a loaded machine delaying one arrival past the limiter's 100 ms
+        // margin; a worker that kept the whole rate would put 9 into a second on its own.
+        let rate = 9
+        try await withStore(.postgres) { db in
+            for (user, receipt) in simulator.enrolment(at: Self.clock) { try await db.insert(userID: user, receipt: receipt) }
+            let location = try #require(db.postgresLocation)
+            let testURL = try #require(PostgresTestServer.url)
+            var url = try #require(URLComponents(string: testURL))
+            url.path = "/" + location.database
+            let databaseURL = try #require(url.string)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shared-rate-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let files = try ServerAPIKeyFiles.write(simulator, into: directory.path)
+            let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(Self.clock) / 1000))
+            try await SimulatorServer.withRunning(simulator) { endpoints in
+                let key = simulator.serverAPIKey
+                let outcomes = try await withThrowingTaskGroup(of: (Int, StatusPollerProcess.Outcome).self) { group in
+                    for k in 1...4 {
+                        let arguments = [
+                            "run", "--worker-name", "rate-\(k)", "--now", now, "--bundle-id", AppleJSON.bundleID, "--backend", "server-api",
+                            "--server-api-url", endpoints.serverAPIURL, "--server-api-sandbox-url", endpoints.serverAPISandboxURL,
+                            "--issuer-id", key.issuerID, "--key-id", key.keyID, "--app-apple-id", String(configuration.appAppleID),
+                            "--trusted-root-file", files.rootDERPath, "--private-key-file", files.privateKeyPath,
+                            "--server-api-rate", String(rate), "--concurrency", "8", "--report", "json", "--log-level", "info",
+                            "--metrics-file", directory.appendingPathComponent("sp-{worker}.prom").path,
+                        ]
+                        group.addTask {
+                            if k > 2 { try await Task.sleep(for: .seconds(joiningLater)) }
+                            return (k, try await StatusPollerProcess.launch(arguments, environment: ["STATUS_POLLER_DATABASE": databaseURL]).outcome())
+                        }
+                    }
+                    var outcomes: [Int: StatusPollerProcess.Outcome] = [:]
+                    for try await (k, outcome) in group { outcomes[k] = outcome }
+                    return outcomes
+                }
+                var verified = 0
+                var requests = 0
+                for k in 1...4 {
+                    let outcome = try #require(outcomes[k])
+                    #expect(outcome.status == 0, "worker \(k): \(outcome.stderr)")
+                    let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome.stderr)")
+                    verified += report["verified"] as? Int ?? 0
+                    requests += report["requests"] as? Int ?? 0
+                    #expect(outcome.stderr.contains("Server API rate shared"), "\(outcome.stderr)")
+                    // Each worker's metrics: a file of its own, every series labelled with it.
+                    let prom = try String(contentsOf: directory.appendingPathComponent("sp-rate-\(k).prom"), encoding: .utf8)
+                    #expect(prom.contains(#"status_poller_run_subscriptions{mode="nightly",worker="rate-\#(k)",outcome="verified"} \#(report["verified"] as? Int ?? -1).0\#n"#), "\(prom)")
+                }
+                #expect(verified == 96)
+                let arrivals = simulator.serverAPIArrivals.take()
+                #expect(arrivals.total == requests)
+                #expect(arrivals.total >= 96)
+                #expect(arrivals.mostInOneSecond <= rate, "the busiest second held \(arrivals.mostInOneSecond) requests, over the shared rate of \(rate)")
+            }
+        }
+    }
+
+    /// The live workers are the holders of one shared advisory lock: counted while they hold it,
+    /// gone when they leave (or their connection ends).
+    @Test(.enabled(if: PostgresTestServer.url != nil, "needs the tests' PostgreSQL server (Scripts/test.sh starts one)"))
+    func liveWorkersAreCountedFromTheDatabase() async throws {
+        try await withStore(.postgres) { db in
+            let location = try #require(db.postgresLocation)
+            let workers = (0..<3).map { _ in PostgresRateSharing(location: location, logger: PostgresTestServer.logger) }
+            await #expect(throws: (any Error).self) { try await workers[0].count() }
+            for worker in workers { try await worker.join() }
+            #expect(try await workers[0].count() == 3)
+            await workers[2].leave()
+            #expect(try await workers[0].count() == 2)
+            #expect(try await workers[1].count() == 2)
+            // Another database's workers do not count here.
+            try await withStore(.postgres) { other in
+                let elsewhere = PostgresRateSharing(location: try #require(other.postgresLocation), logger: PostgresTestServer.logger)
+                try await elsewhere.join()
+                #expect(try await elsewhere.count() == 1)
+                #expect(try await workers[0].count() == 2)
+                await elsewhere.leave()
+            }
+            for worker in workers.prefix(2) { await worker.leave() }
+        }
+    }
+}
