@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Logging
 import StatusPolling
@@ -22,6 +23,7 @@ struct PollCommand {
         let backends = try self.backends()
         var job = self.job
         job.metricsFile = output.metricsFile
+        job.version = BuildInfo.summary
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
         if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
