@@ -91,7 +91,7 @@ struct PollCommand {
             return .init(secret: nil, serverAPI: configuration, choice: .serverAPI)
         case .auto:
             // With the Server API configured, a shared secret is optional (for receipts it cannot read).
-            let secretGiven = appStore.sharedSecretFile != nil || ProcessInfo.processInfo.environment[SecretSource.environmentVariable] != nil
+            let secretGiven = SecretSource.isGiven(file: appStore.sharedSecretFile)
             let secret = configuration == nil || secretGiven ? try SecretSource.read(file: appStore.sharedSecretFile) : nil
             return .init(secret: secret, serverAPI: configuration, choice: .auto)
         }

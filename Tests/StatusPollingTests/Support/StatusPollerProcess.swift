@@ -33,7 +33,7 @@ final class StatusPollerProcess: @unchecked Sendable {
         self.exited = exited
     }
 
-    /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET is removed unless given.
+    /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET and CREDENTIALS_DIRECTORY are removed unless given.
     /// `unprivileged` runs it as `nobody` when the tests run as root, so file permissions bite.
     static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) throws -> StatusPollerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
@@ -48,6 +48,7 @@ final class StatusPollerProcess: @unchecked Sendable {
         }
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
+        env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
         env.merge(environment) { $1 }
         process.environment = env
         let out = directory.appendingPathComponent("stdout")
