@@ -29,7 +29,8 @@ if command -v git >/dev/null 2>&1 &&
     commit="unknown"
   fi
 fi
-tag=${tag#v}
+# A package version: no character that could end the Swift string (a tag may hold quotes).
+tag=$(printf '%s' "${tag#v}" | tr -cd 'A-Za-z0-9.+~-')
 key="tag=$tag commit=$commit state=$state"
 
 if [ -f "$output" ] && [ -z "${SOURCE_DATE_EPOCH:-}" ] && [ "$(sed -n '2p' "$output")" = "// key: $key" ]; then
