@@ -126,10 +126,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Which build this is (version, git commit, build date) for `--version` and the run report,
+        // generated before every build by the plugin below; only the executable depends on it.
+        .target(name: "BuildInfo", plugins: ["BuildInfoPlugin"]),
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
         // The thin command line: parse, configure, call the library, map the outcome to an exit code.
         .executableTarget(
             name: "status-poller",
             dependencies: [
+                "BuildInfo",
                 "StatusPolling",
                 "SQLiteStore",
                 "PostgresStore",

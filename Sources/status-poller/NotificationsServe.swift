@@ -59,8 +59,7 @@ struct NotificationsServe: AsyncParsableCommand {
         guard (1024...(64 << 20)).contains(maxBody) else { throw usageError("--max-body-bytes must be between 1024 and \(64 << 20), got \(maxBody).") }
         let roots = try trustedRoots(settings, host: host)
         let secretFile = settings.string(sharedSecretFile, "shared_secret_file")
-        let secret: SharedSecret? = secretFile != nil || ProcessInfo.processInfo.environment[SecretSource.environmentVariable] != nil
-            ? try SecretSource.read(file: secretFile) : nil
+        let secret: SharedSecret? = SecretSource.isGiven(file: secretFile) ? try SecretSource.read(file: secretFile) : nil
         let tls = try tlsConfiguration(settings)
         if appAppleID == nil {
             FileHandle.standardError.write(Data("warning: no --app-apple-id: production notifications are not checked to be for this app's Apple id.\n".utf8))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import Logging
 import StatusPolling
@@ -31,6 +32,7 @@ struct PollCommand {
             job.metricsFile = MetricsFile.path(template, worker: worker.name, perWorker: shared && worker.isNamed)
             job.metricsWorker = shared ? worker.name : nil
         }
+        job.version = BuildInfo.summary
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
         if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
@@ -103,7 +105,7 @@ struct PollCommand {
             return .init(secret: nil, serverAPI: configuration, choice: .serverAPI)
         case .auto:
             // With the Server API configured, a shared secret is optional (for receipts it cannot read).
-            let secretGiven = appStore.sharedSecretFile != nil || ProcessInfo.processInfo.environment[SecretSource.environmentVariable] != nil
+            let secretGiven = SecretSource.isGiven(file: appStore.sharedSecretFile)
             let secret = configuration == nil || secretGiven ? try SecretSource.read(file: appStore.sharedSecretFile) : nil
             return .init(secret: secret, serverAPI: configuration, choice: .auto)
         }

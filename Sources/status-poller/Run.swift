@@ -10,8 +10,10 @@ extension StatusPoller {
             discussion: """
                 The shared secret is read from the APPSTORE_SHARED_SECRET environment variable or from \
                 --shared-secret-file, never from an argument; the In-App Purchase key (--backend server-api or \
-                auto) from APPSTORE_PRIVATE_KEY or --private-key-file, likewise. Behind an HTTP proxy, set HTTPS_PROXY \
-                (http://[USER:PASSWORD@]HOST:PORT; HTTP_PROXY for http:// URLs) and NO_PROXY for hosts reached directly.
+                auto) from APPSTORE_PRIVATE_KEY or --private-key-file, likewise. When neither is given, both are read \
+                from systemd's credentials: shared-secret and private-key in $CREDENTIALS_DIRECTORY (LoadCredential=). \
+                Behind an HTTP proxy, set HTTPS_PROXY (http://[USER:PASSWORD@]HOST:PORT; HTTP_PROXY for http:// URLs) \
+                and NO_PROXY for hosts reached directly.
                 """ + "\n\n" + RunExitCode.helpTable)
 
         @OptionGroup var storeOptions: StoreOptions

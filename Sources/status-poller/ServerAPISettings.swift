@@ -4,6 +4,8 @@ import StatusPolling
 /// `ServerAPIOptions` after the config file and the environment.
 struct ServerAPISettings {
     static let privateKeyVariable = "APPSTORE_PRIVATE_KEY"
+    /// The systemd credential holding the key (`LoadCredential=private-key:/etc/status-poller/private-key.p8`).
+    static let privateKeyCredential = "private-key"
 
     var backend: BackendChoice
     var productionURL: String
@@ -41,8 +43,8 @@ struct ServerAPISettings {
     /// The Server API is configured: ids given (the key is read when the job starts).
     var hasCredentials: Bool { issuerID != nil && keyID != nil }
 
-    /// The credentials with the key read from `--private-key-file` or APPSTORE_PRIVATE_KEY, or nil
-    /// when this run does not use the Server API.
+    /// The credentials with the key read from `--private-key-file`, APPSTORE_PRIVATE_KEY or the
+    /// `private-key` systemd credential (in that order), or nil when this run does not use the Server API.
     func credentials(bundleID: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerAPICredentials? {
         guard backend != .verifyReceipt, hasCredentials, let issuerID, let keyID else { return nil }
         let pem: String
@@ -51,11 +53,15 @@ struct ServerAPISettings {
                 throw usageError("cannot read the In-App Purchase key file \(privateKeyFile). Check the path and its permissions.")
             }
             pem = String(decoding: data, as: UTF8.self)
-        } else {
-            guard let text = environment[Self.privateKeyVariable], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw usageError("no In-App Purchase key. Set \(Self.privateKeyVariable) to the .p8 file's text or pass --private-key-file PATH (App Store Connect → Users and Access → Integrations → In-App Purchase).")
-            }
+        } else if let text = environment[Self.privateKeyVariable], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             pem = text
+        } else if let text = SecretSource.credential(Self.privateKeyCredential, environment: environment) {
+            pem = text
+        } else {
+            throw usageError("""
+                no In-App Purchase key. Set \(Self.privateKeyVariable) to the .p8 file's text or pass --private-key-file PATH (App Store Connect → \
+                Users and Access → Integrations → In-App Purchase); under systemd, put it in the file of LoadCredential=\(Self.privateKeyCredential):FILE.
+                """)
         }
         do {
             return ServerAPICredentials(issuerID: issuerID, keyID: keyID, key: try InAppPurchaseKey(pem: pem), bundleID: bundleID)

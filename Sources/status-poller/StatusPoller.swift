@@ -1,4 +1,5 @@
 import ArgumentParser
+import BuildInfo
 import Foundation
 import NIOCore
 import NIOPosix
@@ -11,6 +12,7 @@ struct StatusPoller: AsyncParsableCommand {
         commandName: "status-poller",
         abstract: "Keeps App Store auto-renewable subscriptions current by replaying stored receipts against verifyReceipt.",
         discussion: RunExitCode.helpTable,
+        version: BuildInfo.versionText,
         subcommands: [
             Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Report.self, Show.self, Enroll.self, Notifications.self, DemoCommand.self, Simulate.self,
         ])

@@ -46,12 +46,15 @@ public struct PollJob: Sendable {
         public var deadline: Duration?
         /// When transient failures stop being noise and the concurrency is halved.
         public var overload: OverloadThreshold
+        /// The build running the job (the executable's `--version` in one line): in the report and
+        /// the run's ``RunStart``; nil where the host process names none.
+        public var version: String?
 
         public init(
             selection: Selection, bundleID: String, nowMs: Int64, concurrency: Int = PollRun.Configuration.defaultConcurrency,
             dryRun: Bool = false, maxRate: Double? = nil, recordedOptions: [String: String] = [:], metricsFile: String? = nil,
             handlesSignals: Bool = true, showsProgress: Bool = true, circuitBreaker: CircuitBreaker? = CircuitBreaker(), deadline: Duration? = nil,
-            overload: OverloadThreshold = OverloadThreshold()
+            overload: OverloadThreshold = OverloadThreshold(), version: String? = nil
         ) {
             self.selection = selection
             self.bundleID = bundleID
@@ -66,6 +69,7 @@ public struct PollJob: Sendable {
             self.circuitBreaker = circuitBreaker
             self.deadline = deadline
             self.overload = overload
+            self.version = version
         }
 
         var mode: RunMode {
@@ -137,7 +141,7 @@ public struct PollJob: Sendable {
         let options = configuration.recordedOptions.merging(["dry_run": String(configuration.dryRun)]) { $1 }
         let plan: Plan
         do {
-            guard let planned = try await self.plan(store, start: .current(mode: mode, nowMs: configuration.nowMs, options: options)) else {
+            guard let planned = try await self.plan(store, start: .current(mode: mode, nowMs: configuration.nowMs, options: options, version: configuration.version)) else {
                 return Outcome(report: nil, exitCode: .usage, error: "no interrupted backfill to resume in \(database.name); `status-poller runs` lists the runs.")
             }
             plan = planned
@@ -157,7 +161,8 @@ public struct PollJob: Sendable {
                 dryRun: configuration.dryRun, runID: plan.runID, resumeAfter: plan.resumeAfter, maxRate: configuration.maxRate,
                 circuitBreaker: configuration.circuitBreaker, deadline: configuration.deadline, overload: configuration.overload),
             store: store, source: source, logger: logger, stop: stop, progress: { progress?.update($0) })
-        let report = await run.run()
+        var report = await run.run()
+        report.version = configuration.version
         progress?.finish()
         if let runID = plan.runID, !configuration.dryRun {
             // The run history is the job's, not the run's: a writer needs no run.

@@ -47,12 +47,15 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var abandoned = 0
     /// Every selected row with an id up to this one is done (a backfill resumes after it).
     public var checkpoint: Int64 = 0
+    /// The build that ran it (`status-poller --version` in one line), given by the executable;
+    /// nil where the host process names none (the demo's in-process nights).
+    public var version: String?
 
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", skippedFresh = "skipped_fresh", verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
-        case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint
+        case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint, version
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,6 +86,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(abandoned, forKey: .abandoned)
         try c.encode(checkpoint, forKey: .checkpoint)
         try c.encode(exitCode.rawValue, forKey: .exitCode)
+        try c.encode(version, forKey: .version)
     }
 
     public init(nowMs: Int64, dryRun: Bool) {

@@ -11,20 +11,24 @@ public struct RunStart: Sendable, Equatable {
     public var pid: Int32
     /// The settings, for the history (never the secret).
     public var options: [String: String]
+    /// The build that runs it (`status-poller --version` in one line), when the executable gave it.
+    /// Not stored yet: `poll_runs.version` is to come (the stores read it from here).
+    public var version: String?
 
-    public init(mode: RunMode, nowMs: Int64, startedAtMs: Int64, host: String, pid: Int32, options: [String: String]) {
+    public init(mode: RunMode, nowMs: Int64, startedAtMs: Int64, host: String, pid: Int32, options: [String: String], version: String? = nil) {
         self.mode = mode
         self.nowMs = nowMs
         self.startedAtMs = startedAtMs
         self.host = host
         self.pid = pid
         self.options = options
+        self.version = version
     }
 
     /// This process, now.
-    public static func current(mode: RunMode, nowMs: Int64, options: [String: String]) -> RunStart {
+    public static func current(mode: RunMode, nowMs: Int64, options: [String: String], version: String? = nil) -> RunStart {
         RunStart(
             mode: mode, nowMs: nowMs, startedAtMs: Int64(Date().timeIntervalSince1970 * 1000),
-            host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier, options: options)
+            host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier, options: options, version: version)
     }
 }

@@ -33,7 +33,8 @@ final class StatusPollerProcess: @unchecked Sendable {
         self.exited = exited
     }
 
-    /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET and the proxy variables are removed unless given.
+    /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET, CREDENTIALS_DIRECTORY and the proxy
+    /// variables are removed unless given.
     /// `unprivileged` runs it as `nobody` when the tests run as root, so file permissions bite.
     static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) throws -> StatusPollerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
@@ -50,6 +51,7 @@ final class StatusPollerProcess: @unchecked Sendable {
         // a test that wants one passes it.
         var env = ProcessInfo.processInfo.environment.filter { !["https_proxy", "http_proxy", "no_proxy"].contains($0.key.lowercased()) }
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
+        env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
         env.merge(environment) { $1 }
         process.environment = env
         let out = directory.appendingPathComponent("stdout")
