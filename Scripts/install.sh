@@ -123,7 +123,8 @@ else
   "$root/usr/bin/status-poller" migrate --database "$root$database"
 fi
 
-if [ "$use_cron" -eq 1 ] || ! command -v systemctl >/dev/null 2>&1; then
+# cron where asked, or where systemd does not run this host (no systemctl, or not PID 1: a container).
+if [ "$use_cron" -eq 1 ] || ! command -v systemctl >/dev/null 2>&1 || { [ -z "$root" ] && [ ! -d /run/systemd/system ]; }; then
   say "installing $root/etc/cron.d/status-poller"
   install -d "$root/etc/cron.d"
   install -m 0644 "$tree/usr/share/doc/status-poller/examples/status-poller.cron" "$root/etc/cron.d/status-poller"
