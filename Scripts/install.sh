@@ -48,7 +48,7 @@ if [ -z "$deb" ] && [ -z "$tarball" ]; then
   deb=$(ls -t dist/status-poller_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -1 || true)
   if [ -z "$deb" ]; then
     [ "$skip_build" -eq 0 ] || { echo "error: no package in dist/; run Scripts/package.sh, or drop --skip-build" >&2; exit 2; }
-    say "no package in dist/: building one (Scripts/package.sh; first build: ~15 min on 2 cores)"
+    say "no package in dist/: building one (Scripts/package.sh; a first build took 35 min on 2 shared cores)"
     deb=$(Scripts/package.sh | tail -1)
   fi
 fi
@@ -123,7 +123,8 @@ else
   "$root/usr/bin/status-poller" migrate --database "$root$database"
 fi
 
-if [ "$use_cron" -eq 1 ] || ! command -v systemctl >/dev/null 2>&1; then
+# cron where asked, or where systemd does not run this host (no systemctl, or not PID 1: a container).
+if [ "$use_cron" -eq 1 ] || ! command -v systemctl >/dev/null 2>&1 || { [ -z "$root" ] && [ ! -d /run/systemd/system ]; }; then
   say "installing $root/etc/cron.d/status-poller"
   install -d "$root/etc/cron.d"
   install -m 0644 "$tree/usr/share/doc/status-poller/examples/status-poller.cron" "$root/etc/cron.d/status-poller"

@@ -161,6 +161,9 @@ as_user CREDENTIALS_DIRECTORY=/etc/status-poller /usr/bin/status-poller run --da
   --production-url "$production" --sandbox-url "$sandbox" --report json --log-format json >"$work/run.json" 2>"$work/run.err" || status=$?
 check "run: exit 0 (every selected subscription verified)" test "$status" -eq 0
 [ "$status" -eq 0 ] || tail -5 "$work/run.err" >&2
+if grep -q 'setsockopt.*Permission denied' "$work/run.err"; then
+  echo "        (a socket option only root may set: SO_DEBUG is what .socketOption(.tcp_nodelay) sets; the HTTP client needs .tcpOption(.tcp_nodelay))" >&2
+fi
 check "run: the report names the build and verified the $enrolled enrolled subscribers" python3 - "$work/run.json" "$enrolled" "$work/version.txt" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
