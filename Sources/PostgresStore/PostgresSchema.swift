@@ -248,5 +248,9 @@ enum PostgresSchema {
             // `covered_from`: where that gapless reading began.
             "ALTER TABLE notification_history_checkpoints ADD COLUMN covered_from BIGINT",
         ]),
+        Migration(identifier: "v10: the build of each run", statements: [
+            // `status-poller --version` in one line of the binary that ran each run; NULL before.
+            "ALTER TABLE poll_runs ADD COLUMN version TEXT",
+        ]),
     ]
 }

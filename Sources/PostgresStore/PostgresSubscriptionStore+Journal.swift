@@ -160,15 +160,15 @@ extension PostgresSubscriptionStore {
     func insertRun(_ connection: PostgresConnection, _ start: RunStart, logger: Logger) async throws -> Int64 {
         let options = String(decoding: try JSONSerialization.data(withJSONObject: start.options, options: [.sortedKeys]), as: UTF8.self)
         return try await connection.query("""
-            INSERT INTO poll_runs (mode, status, started_at, run_clock, host, pid, worker, options)
-            VALUES (\(start.mode.rawValue), 'running', \(start.startedAtMs), \(start.nowMs), \(start.host), \(Int(start.pid)), \(worker), \(options))
+            INSERT INTO poll_runs (mode, status, started_at, run_clock, host, pid, worker, options, version)
+            VALUES (\(start.mode.rawValue), 'running', \(start.startedAtMs), \(start.nowMs), \(start.host), \(Int(start.pid)), \(worker), \(options), \(start.version))
             RETURNING id
             """, logger: logger).decode(Int64.self).collect()[0]
     }
 
     static let runColumns = """
         r.id, r.mode, r.status, r.started_at, r.finished_at, r.run_clock, r.host, r.pid, r.options, r.checkpoint_id, r.targets,
-        r.selected, r.verified, r.updated, r.unchanged, r.failed, r.retries, r.exit_code, r.report, r.worker, r.work_id
+        r.selected, r.verified, r.updated, r.unchanged, r.failed, r.retries, r.exit_code, r.report, r.worker, r.work_id, r.version
         """
 
     static func runRecords(_ sequence: PostgresRowSequence) async throws -> [RunRecord] {
@@ -187,7 +187,8 @@ extension PostgresSubscriptionStore {
                 id: id, mode: mode, status: status, startedAtMs: startedAt, finishedAtMs: finishedAt, nowMs: clock, host: host, pid: pid,
                 options: options, checkpointID: try reader.next(), targets: try reader.next(), selected: try reader.next(),
                 verified: try reader.next(), updated: try reader.next(), unchanged: try reader.next(), failed: try reader.next(),
-                retries: try reader.next(), exitCode: try reader.next(), report: try reader.next(), worker: try reader.next(), workID: try reader.next())
+                retries: try reader.next(), exitCode: try reader.next(), report: try reader.next(), worker: try reader.next(), workID: try reader.next(),
+                version: try reader.next())
         }
     }
 

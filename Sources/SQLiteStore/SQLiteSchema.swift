@@ -236,6 +236,11 @@ enum SQLiteSchema {
                 ALTER TABLE notification_history_checkpoints ADD COLUMN covered_from INTEGER;
                 """)
         }
+        migrator.registerMigration("v11: the build of each run") { db in
+            // `status-poller --version` in one line (version, commit, build date) of the binary
+            // that ran each run: a bug report names it. NULL for runs before this version.
+            try db.execute(sql: "ALTER TABLE poll_runs ADD COLUMN version TEXT")
+        }
         return migrator
     }
 }

@@ -121,8 +121,8 @@ extension SQLiteSubscriptionStore {
     private static func insertRun(_ db: Database, _ start: RunStart) throws -> Int64 {
         let options = String(decoding: try JSONSerialization.data(withJSONObject: start.options, options: [.sortedKeys]), as: UTF8.self)
         try db.execute(literal: """
-            INSERT INTO poll_runs (mode, status, started_at, run_clock, host, pid, options)
-            VALUES (\(start.mode.rawValue), 'running', \(start.startedAtMs), \(start.nowMs), \(start.host), \(start.pid), \(options))
+            INSERT INTO poll_runs (mode, status, started_at, run_clock, host, pid, options, version)
+            VALUES (\(start.mode.rawValue), 'running', \(start.startedAtMs), \(start.nowMs), \(start.host), \(start.pid), \(options), \(start.version))
             """)
         return db.lastInsertedRowID
     }
@@ -135,7 +135,7 @@ extension SQLiteSubscriptionStore {
             startedAtMs: row["started_at"], finishedAtMs: row["finished_at"], nowMs: row["run_clock"], host: row["host"],
             pid: row["pid"], options: options, checkpointID: row["checkpoint_id"], targets: row["targets"], selected: row["selected"],
             verified: row["verified"], updated: row["updated"], unchanged: row["unchanged"], failed: row["failed"],
-            retries: row["retries"], exitCode: row["exit_code"], report: row["report"])
+            retries: row["retries"], exitCode: row["exit_code"], report: row["report"], version: row["version"])
     }
 }
 

@@ -47,6 +47,9 @@ import Testing
             let stored = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT report FROM poll_runs ORDER BY id DESC LIMIT 1") } ?? ""
             let history = try #require(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any])
             #expect(history["version"] as? String == expected)
+            let column = try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT version FROM poll_runs ORDER BY id DESC LIMIT 1") }
+            #expect(column == expected)
+            #expect(try await db.store.runs(last: 1).first?.version == expected)
         }
     }
 

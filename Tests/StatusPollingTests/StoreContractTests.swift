@@ -407,6 +407,17 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.available) func eachRunNamesTheBuildThatRanIt(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let build = "0.9.0 (commit 1a2b3c4, built 2026-11-26T05:00:00Z)"
+            let id = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:], version: build))
+            let unnamed = try await db.store.startRun(RunStart(mode: .nightly, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:]))
+            #expect(try await db.store.runs(last: 2).map(\.version) == [nil, build])
+            #expect(try await db.row("SELECT version FROM poll_runs WHERE id = \(id)") == ["version": build])
+            #expect(try await db.row("SELECT version FROM poll_runs WHERE id = \(unnamed)") == [:])
+        }
+    }
+
     @Test(arguments: StoreKind.available) func enrolAndLookUpByUser(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let id = try await db.store.enroll(userID: "u-42", receipt: "RECEIPT")

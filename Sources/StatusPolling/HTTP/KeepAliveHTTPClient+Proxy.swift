@@ -21,7 +21,7 @@ extension KeepAliveHTTPClient {
         let target = endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(min(TimeAmount(configuration.connectTimeout), deadline - .now()))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { [headers] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations

@@ -163,7 +163,7 @@ public final class KeepAliveHTTPClient: Sendable {
         let handshake = tls == nil ? nil : loop.makePromise(of: Void.self)
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(min(TimeAmount(configuration.connectTimeout), remaining))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.addExchangeHandlers(

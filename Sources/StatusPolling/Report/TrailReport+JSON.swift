@@ -57,6 +57,7 @@ extension TrailReport {
                     "id": run.id, "mode": run.mode.rawValue, "clock": Self.instant(run.nowMs), "started_at": Self.instant(run.startedAtMs),
                     "selected": run.selected ?? 0, "verified": run.verified ?? 0, "failed": run.failed ?? 0, "retries": run.retries ?? 0,
                     "duration_seconds": run.finishedAtMs.map { Double($0 - run.startedAtMs) / 1000 as Any } ?? NSNull(),
+                    "version": run.version.map { $0 as Any } ?? NSNull(),
                 ]
             },
         ]

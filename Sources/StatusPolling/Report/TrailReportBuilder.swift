@@ -76,6 +76,7 @@ public struct TrailReportBuilder {
         row.sinceMs = at
 
         let wasOpen = row.episode != nil
+        // The row's record leaves the id out (it is the table's key).
         var episode = row.episode.map { open in
             var open = open
             open.subscriptionID = event.subscriptionID
@@ -97,7 +98,7 @@ public struct TrailReportBuilder {
         default: break
         }
         if entered { moved(.enteredBillingTrouble, week) }
-        if let refunded = event.new.cancelledAt, known.map({ $0.columns.cancelledAt == nil }) ?? Self.refundedAt(event) {
+        if let refunded = event.new.cancelledAt, known != nil ? old.cancelledAt == nil : Self.refundedAt(event) {
             refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
         }
         let source = TrailReport.sourceNames.firstIndex(of: event.source ?? "unknown") ?? TrailReport.sourceNames.count - 1

@@ -27,11 +27,13 @@ public struct RunRecord: Sendable, Equatable {
     /// The shared work it took part in: the night's or the backfill's first run, whose id every
     /// worker's run of that night or backfill carries (nil on a store of one machine).
     public var workID: Int64?
+    /// The build that ran it (`status-poller --version` in one line); nil for runs before it was kept.
+    public var version: String?
 
     public init(
         id: Int64, mode: RunMode, status: RunStatus, startedAtMs: Int64, finishedAtMs: Int64?, nowMs: Int64, host: String, pid: Int32,
         options: [String: String], checkpointID: Int64, targets: Int?, selected: Int?, verified: Int?, updated: Int?, unchanged: Int?,
-        failed: Int?, retries: Int?, exitCode: Int?, report: String?, worker: String? = nil, workID: Int64? = nil
+        failed: Int?, retries: Int?, exitCode: Int?, report: String?, worker: String? = nil, workID: Int64? = nil, version: String? = nil
     ) {
         self.id = id
         self.mode = mode
@@ -54,5 +56,6 @@ public struct RunRecord: Sendable, Equatable {
         self.report = report
         self.worker = worker
         self.workID = workID
+        self.version = version
     }
 }

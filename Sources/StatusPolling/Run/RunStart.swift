@@ -11,8 +11,8 @@ public struct RunStart: Sendable, Equatable {
     public var pid: Int32
     /// The settings, for the history (never the secret).
     public var options: [String: String]
-    /// The build that runs it (`status-poller --version` in one line), when the executable gave it.
-    /// Not stored yet: `poll_runs.version` is to come (the stores read it from here).
+    /// The build that runs it (`status-poller --version` in one line), when the executable gave it:
+    /// `poll_runs.version`.
     public var version: String?
 
     public init(mode: RunMode, nowMs: Int64, startedAtMs: Int64, host: String, pid: Int32, options: [String: String], version: String? = nil) {
