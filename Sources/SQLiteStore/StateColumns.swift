@@ -18,9 +18,6 @@ enum StateColumns {
             + columns.map { "json_extract(\(column), '$.\($0)')" }.joined(separator: ", ")
     }
 
-    /// How many columns `trailFromJSON` names.
-    static let trailCount = 7
-
     /// The report's columns in `row`'s columns `start…start + 6`, in the order of `trailFromJSON`.
     static func trailState(_ row: Row, from start: Int) -> TrailState {
         TrailState(
