@@ -48,7 +48,7 @@ if [ -z "$deb" ] && [ -z "$tarball" ]; then
   deb=$(ls -t dist/status-poller_*_"$(dpkg --print-architecture)".deb 2>/dev/null | head -1 || true)
   if [ -z "$deb" ]; then
     [ "$skip_build" -eq 0 ] || { echo "error: no package in dist/; run Scripts/package.sh, or drop --skip-build" >&2; exit 2; }
-    say "no package in dist/: building one (Scripts/package.sh; a first build took 35 min on 2 shared cores)"
+    say "no package in dist/: building one (Scripts/package.sh; a first build takes about 6 min on 2 idle cores)"
     deb=$(Scripts/package.sh | tail -1)
   fi
 fi

@@ -35,7 +35,7 @@ done
 scratch=.build-static
 if [ "$skip_build" -eq 0 ]; then
   Scripts/bootstrap.sh
-  say "building the release binary with the Swift runtime linked in ($scratch; a first build took 35 min on 2 shared cores)"
+  say "building the release binary with the Swift runtime linked in ($scratch; a first build takes about 6 min on 2 idle cores)"
   swift build -c release --product status-poller --static-swift-stdlib --scratch-path "$scratch"
 fi
 built="$scratch/release/status-poller"
