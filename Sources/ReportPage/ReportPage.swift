@@ -19,12 +19,11 @@ public enum ReportPage {
 
     static func context(_ report: TrailReport) -> [String: Any] {
         let counts = report.episodeCounts
-        let percent = { (share: Double) in String(format: "%.0f %%", share * 100) }
         let headline: [[String: Any]] = [
             ["value": String(report.episodes.total), "label": "billing-issue episodes"],
-            ["value": percent(report.curve.recovered(by: 7)), "label": "recovered by day 7"],
-            ["value": percent(report.curve.recovered(by: 16)), "label": "recovered by day 16"],
-            ["value": percent(report.curve.recovered(by: 60)), "label": "recovered by day 60"],
+            ["value": wholePercent(report.curve.recovered(by: 7)), "label": "recovered by day 7"],
+            ["value": wholePercent(report.curve.recovered(by: 16)), "label": "recovered by day 16"],
+            ["value": wholePercent(report.curve.recovered(by: 60)), "label": "recovered by day 60"],
             ["value": report.medianDaysToRecover.map { "\($0) d" } ?? "–", "label": "median time to recover"],
             ["value": String(report.episodes.recoveredInGrace), "label": "recovered within grace"],
             ["value": String(counts["lost"] ?? 0), "label": "lost to billing"],
@@ -160,7 +159,7 @@ public enum ReportPage {
         guard lag.count > 0, total > 0, let p95 = lag.p95Seconds else { return [] }
         let notified = report.sources.map { $0.counts["notification"] ?? 0 }.reduce(0, +)
         return [
-            ["value": percentOf(Double(notified) / Double(total)), "label": "of changes by notification"],
+            ["value": wholePercent(Double(notified) / Double(total)), "label": "of changes by notification"],
             ["value": duration(p95), "label": "notification lag, p95"],
         ]
     }
@@ -201,7 +200,8 @@ public enum ReportPage {
         }
     }
 
-    static func percentOf(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
+    /// A share as the headline shows it: 62 %.
+    static func wholePercent(_ share: Double) -> String { String(format: "%.0f %%", share * 100) }
 
     static func runs(_ report: TrailReport) -> Section {
         let runs = report.runs
