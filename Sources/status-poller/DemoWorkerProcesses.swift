@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import PollingDemo
 import StatusPolling
+import Subprocess
+import SystemPackage
 
 /// `demo --workers N`: each night is played by N processes of this binary, started at once, each
 /// `status-poller run --worker-name demo-worker-K` against the demo's simulator and PostgreSQL
@@ -114,26 +116,25 @@ struct DemoWorkerProcesses: NightWorkers {
         return NightRun.Worker(name: Self.name(k), report: report)
     }
 
-    /// Starts `binary` and waits for it without blocking a thread; its status, and whether a signal ended it.
+    /// Starts `binary` and waits for it without blocking a thread; its status, and whether a signal
+    /// ended it. swift-subprocess, not Foundation's `Process`: on Linux that one crashes when the
+    /// parent holds some 1,350 descriptors (swift-corelibs-foundation#5472).
     static func launch(_ binary: String, _ arguments: [String], environment: [String: String], stdout: URL, stderr: URL) async throws -> (Int32, Bool) {
-        for file in [stdout, stderr] { _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: stdout)
-        process.standardError = try FileHandle(forWritingTo: stderr)
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in
-                continuation.resume(returning: (process.terminationStatus, process.terminationReason == .uncaughtSignal))
-            }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let out = try FileDescriptor.open(FilePath(stdout.path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        let err: FileDescriptor
+        do {
+            err = try FileDescriptor.open(FilePath(stderr.path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
+        } catch {
+            try? out.close()
+            throw error
+        }
+        let keyed = Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } })
+        let result = try await Subprocess.run(
+            .path(FilePath(binary)), arguments: Arguments(arguments), environment: .custom(keyed), input: .none,
+            output: .fileDescriptor(out, closeAfterSpawningProcess: true), error: .fileDescriptor(err, closeAfterSpawningProcess: true))
+        switch result.terminationStatus {
+        case .exited(let code): return (code, false)
+        case .signaled(let signal): return (signal, true)
         }
     }
 

@@ -33,7 +33,7 @@ import Testing
                     try db.insert(userID: "u\(i)", receipt: "R\(i)")
                     await server.script("R\(i)", [.delayed(.seconds(5), .json(valid("o\(i)"))), .json(valid("o\(i)"))])
                 }
-                let first = try StatusPollerProcess.launch(["run"] + common(db, production, sandbox) + ["--request-timeout", "60"], environment: secret)
+                let first = try await StatusPollerProcess.launch(["run"] + common(db, production, sandbox) + ["--request-timeout", "60"], environment: secret)
                 let lockPath = db.path + ".lock"
                 let held = try await eventually {
                     guard let data = FileManager.default.contents(atPath: lockPath) else { return false }
@@ -67,7 +67,7 @@ import Testing
                     await server.script("R\(i)", [.delayed(.milliseconds(120), .json(valid("o\(i)")))])
                 }
                 let args = ["backfill", "--all", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox)
-                let first = try StatusPollerProcess.launch(args, environment: secret)
+                let first = try await StatusPollerProcess.launch(args, environment: secret)
                 #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 6 })
                 first.signal(SIGTERM)
                 let stopped = try await first.outcome()
@@ -109,7 +109,7 @@ import Testing
                     try db.insert(userID: "u\(i)", receipt: "R\(i)")
                     await server.script("R\(i)", [.delayed(.milliseconds(100), .json(valid("o\(i)")))])
                 }
-                let first = try StatusPollerProcess.launch(["backfill", "--all", "--concurrency", "2"] + common(db, production, sandbox), environment: secret)
+                let first = try await StatusPollerProcess.launch(["backfill", "--all", "--concurrency", "2"] + common(db, production, sandbox), environment: secret)
                 #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 8 })
                 first.signal(SIGKILL)
                 _ = try await first.outcome()

@@ -69,7 +69,7 @@ import Testing
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 try db.insert(userID: "u0", receipt: receipt(0))
                 await server.script(receipt(0), [.never])
-                let process = try StatusPollerProcess.launch(
+                let process = try await StatusPollerProcess.launch(
                     ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox,
                      "--now", "2026-01-29T00:00:00Z", "--log-level", "trace", "--request-timeout", "300"],
                     environment: ["APPSTORE_SHARED_SECRET": sharedSecret, "SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no"])

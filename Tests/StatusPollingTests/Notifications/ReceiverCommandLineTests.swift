@@ -29,7 +29,7 @@ import Testing
             let rootFile = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("root.pem")
             try pki.root.serializeAsPEM().pemString.write(to: rootFile, atomically: true, encoding: .utf8)
             let id = try await db.insert(userID: "u", receipt: "R", NotificationIngestTests.monthly)
-            let receiver = try StatusPollerProcess.launch([
+            let receiver = try await StatusPollerProcess.launch([
                 "notifications", "serve", "--database", path, "--listen", "127.0.0.1:0", "--bundle-id", Kit.bundle,
                 "--app-apple-id", String(NotificationVerificationTests.appAppleID), "--trusted-root-file", rootFile.path, "--log-level", "trace",
             ])

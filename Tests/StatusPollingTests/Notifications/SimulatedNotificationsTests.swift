@@ -120,7 +120,7 @@ import Testing
         try await Self.withReceiver(inbox) { url in
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-notify-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let simulator = try StatusPollerProcess.launch([
+            let simulator = try await StatusPollerProcess.launch([
                 "simulate", "--port", "0", "--subscribers", "50", "--start", "2026-01-01T00:00:00Z", "--key-dir", directory,
                 "--notify-url", url, "--notify-version", "1",
             ])

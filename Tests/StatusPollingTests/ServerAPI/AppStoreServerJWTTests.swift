@@ -43,7 +43,7 @@ import Testing
     }
 
     /// The raw r‖s signature, turned into DER, verifies with openssl against the public key.
-    @Test func opensslVerifiesTheSignature() throws {
+    @Test func opensslVerifiesTheSignature() async throws {
         let token = AppStoreServerJWT.make(Self.credentials, issuedAt: Date(), lifetime: .seconds(600))
         let (_, _, raw, input) = try Self.parts(token)
         let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
@@ -54,23 +54,16 @@ import Testing
         try Self.credentials.key.publicKeyPEM.write(to: key, atomically: true, encoding: .utf8)
         try der.write(to: directory.appendingPathComponent("signature.der"))
         try Data(input.utf8).write(to: directory.appendingPathComponent("input"))
-        #expect(try Self.openssl(directory, "input") == "Verified OK")
+        #expect(try await Self.openssl(directory, "input") == "Verified OK")
         // A changed claim no longer verifies: the check can fail.
         try Data((input + "x").utf8).write(to: directory.appendingPathComponent("changed"))
-        #expect(try Self.openssl(directory, "changed") == "Verification failure")
+        #expect(try await Self.openssl(directory, "changed") == "Verification failure")
     }
 
-    static func openssl(_ directory: URL, _ input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "dgst", "-sha256", "-verify", "public.pem", "-signature", "signature.der", input]
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        process.waitUntilExit()
-        return String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    static func openssl(_ directory: URL, _ input: String) async throws -> String {
+        let arguments = ["openssl", "dgst", "-sha256", "-verify", "public.pem", "-signature", "signature.der", input]
+        let (_, output) = try await ChildProcess.run("/usr/bin/env", arguments, in: directory, environment: ProcessInfo.processInfo.environment)
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func aTokenIsReusedUntilShortlyBeforeItExpires() throws {

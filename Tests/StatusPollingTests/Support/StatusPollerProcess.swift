@@ -1,20 +1,24 @@
 import Foundation
+import Subprocess
+import SystemPackage
 
 /// The real `status-poller` binary in a child process: launched, signalled, awaited. Output goes
-/// to files and the exit is awaited through a termination handler, so nothing blocks one of the
-/// (two, on these machines) threads of the cooperative pool.
-final class StatusPollerProcess: @unchecked Sendable {
+/// to files and the exit is awaited by swift-subprocess (a pidfd), so nothing blocks one of the
+/// (two, on these machines) threads of the cooperative pool. Not Foundation's `Process`: on Linux
+/// it crashes now and then once the test process holds some 1,350 descriptors (ChildProcess.swift).
+final class StatusPollerProcess: Sendable {
     struct Outcome {
         var status: Int32
         var stdout: String
         var stderr: String
     }
 
-    let process: Process
+    /// The child's process id, for signals.
+    let pid: pid_t
     private let directory: URL
     private let outURL: URL
     private let errURL: URL
-    private let exited: Task<Int32, Never>
+    private let exited: Task<Int32, any Error>
 
     static var binary: URL {
         let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
@@ -25,8 +29,8 @@ final class StatusPollerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/status-poller")
     }
 
-    private init(process: Process, directory: URL, exited: Task<Int32, Never>) {
-        self.process = process
+    private init(pid: pid_t, directory: URL, exited: Task<Int32, any Error>) {
+        self.pid = pid
         self.directory = directory
         outURL = directory.appendingPathComponent("stdout")
         errURL = directory.appendingPathComponent("stderr")
@@ -36,39 +40,23 @@ final class StatusPollerProcess: @unchecked Sendable {
     /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET, CREDENTIALS_DIRECTORY and the proxy
     /// variables are removed unless given.
     /// `unprivileged` runs it as `nobody` when the tests run as root, so file permissions bite.
-    static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) throws -> StatusPollerProcess {
+    static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) async throws -> StatusPollerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let process = Process()
-        if unprivileged, getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments
-        } else {
-            process.executableURL = binary
-            process.arguments = arguments
-        }
+        let (executable, argv) = unprivileged && getuid() == 0
+            ? ("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments)
+            : (binary.path, arguments)
         // A proxy of the machine's would stand between the binary and the tests' loopback servers;
         // a test that wants one passes it.
         var env = ProcessInfo.processInfo.environment.filter { !["https_proxy", "http_proxy", "no_proxy"].contains($0.key.lowercased()) }
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
         env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
         env.merge(environment) { $1 }
-        process.environment = env
-        let out = directory.appendingPathComponent("stdout")
-        let err = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        let (stream, continuation) = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { continuation.yield($0.terminationStatus); continuation.finish() }
-        try process.run()
-        let exited = Task { for await status in stream { return status }; return -1 }
-        return StatusPollerProcess(process: process, directory: directory, exited: exited)
+        let child = try await ChildProcess.start(
+            executable, argv, environment: env,
+            stdout: directory.appendingPathComponent("stdout"), stderr: directory.appendingPathComponent("stderr"))
+        return StatusPollerProcess(pid: child.pid, directory: directory, exited: child.exited)
     }
-
-    var pid: Int32 { process.processIdentifier }
 
     func signal(_ number: Int32) { kill(pid, number) }
 
@@ -78,9 +66,10 @@ final class StatusPollerProcess: @unchecked Sendable {
     /// What the process has written to stderr so far.
     var stderrSoFar: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
-    /// Waits for the exit and reads what it printed.
+    /// Waits for the exit and reads what it printed. `status` is the exit code, or the signal's
+    /// number when a signal ended it.
     func outcome() async throws -> Outcome {
-        let status = await exited.value
+        let status = try await exited.value
         defer { try? FileManager.default.removeItem(at: directory) }
         return Outcome(
             status: status,
