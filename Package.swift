@@ -127,6 +127,9 @@ let package = Package(
                 "AppStoreSimulator",
                 "ReceiverServer",
                 .product(name: "Logging", package: "swift-log"),
+                // Its workers, and the tests' children, as child processes (ChildProcess).
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Which build this is (version, git commit, build date) for `--version` and the run report,
@@ -149,7 +152,6 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -186,9 +188,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                // The binary and other tools as child processes (Support/ChildProcess.swift).
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.copy("Fixtures")]
         ),

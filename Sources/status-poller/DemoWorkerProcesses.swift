@@ -3,8 +3,6 @@ import Foundation
 import Logging
 import PollingDemo
 import StatusPolling
-import Subprocess
-import SystemPackage
 
 /// `demo --workers N`: each night is played by N processes of this binary, started at once, each
 /// `status-poller run --worker-name demo-worker-K` against the demo's simulator and PostgreSQL
@@ -116,26 +114,11 @@ struct DemoWorkerProcesses: NightWorkers {
         return NightRun.Worker(name: Self.name(k), report: report)
     }
 
-    /// Starts `binary` and waits for it without blocking a thread; its status, and whether a signal
-    /// ended it. swift-subprocess, not Foundation's `Process`: on Linux that one crashes when the
-    /// parent holds some 1,350 descriptors (swift-corelibs-foundation#5472).
+    /// Starts `binary` and waits for its end without blocking a thread; its status, and whether a
+    /// signal ended it.
     static func launch(_ binary: String, _ arguments: [String], environment: [String: String], stdout: URL, stderr: URL) async throws -> (Int32, Bool) {
-        let out = try FileDescriptor.open(FilePath(stdout.path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
-        let err: FileDescriptor
-        do {
-            err = try FileDescriptor.open(FilePath(stderr.path), .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite])
-        } catch {
-            try? out.close()
-            throw error
-        }
-        let keyed = Dictionary(uniqueKeysWithValues: environment.compactMap { key, value in Environment.Key(rawValue: key).map { ($0, value) } })
-        let result = try await Subprocess.run(
-            .path(FilePath(binary)), arguments: Arguments(arguments), environment: .custom(keyed), input: .none,
-            output: .fileDescriptor(out, closeAfterSpawningProcess: true), error: .fileDescriptor(err, closeAfterSpawningProcess: true))
-        switch result.terminationStatus {
-        case .exited(let code): return (code, false)
-        case .signaled(let signal): return (signal, true)
-        }
+        let end = try await ChildProcess.start(binary, arguments, environment: environment, stdout: stdout, stderr: stderr).end.value
+        return (end.code, end != .exited(end.code))
     }
 
     /// This executable's path: the workers run the very binary the demo runs.

@@ -1,4 +1,5 @@
 import Foundation
+import PollingDemo
 import Testing
 
 /// `Scripts/build-info.sh`, which the build-tool plugin runs before every build: the version from a
@@ -14,7 +15,7 @@ import Testing
         let env = ProcessInfo.processInfo.environment.merging(
             ["GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@localhost", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@localhost"]
         ) { $1 }.merging(environment) { $1 }
-        return try await ChildProcess.run(executable, arguments, in: directory, environment: env).status
+        return try await ChildProcess.run(executable, arguments, in: directory, environment: env).end.code
     }
 
     func git(_ arguments: [String], in directory: URL) async throws {

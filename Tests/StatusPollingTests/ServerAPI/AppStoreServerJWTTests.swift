@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PollingDemo
 import Testing
 @testable import StatusPolling
 

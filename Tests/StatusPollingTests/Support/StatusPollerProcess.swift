@@ -1,11 +1,10 @@
 import Foundation
-import Subprocess
-import SystemPackage
+import PollingDemo
 
 /// The real `status-poller` binary in a child process: launched, signalled, awaited. Output goes
-/// to files and the exit is awaited by swift-subprocess (a pidfd), so nothing blocks one of the
-/// (two, on these machines) threads of the cooperative pool. Not Foundation's `Process`: on Linux
-/// it crashes now and then once the test process holds some 1,350 descriptors (ChildProcess.swift).
+/// to files and the exit is awaited on a pidfd (`ChildProcess`, swift-subprocess), so nothing blocks
+/// one of the (two, on these machines) threads of the cooperative pool. Not Foundation's `Process`:
+/// on Linux it crashes now and then once the test process holds some 1,350 descriptors.
 final class StatusPollerProcess: Sendable {
     struct Outcome {
         var status: Int32
@@ -18,7 +17,7 @@ final class StatusPollerProcess: Sendable {
     private let directory: URL
     private let outURL: URL
     private let errURL: URL
-    private let exited: Task<Int32, any Error>
+    private let end: Task<ChildProcess.End, any Error>
 
     static var binary: URL {
         let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
@@ -29,12 +28,12 @@ final class StatusPollerProcess: Sendable {
         return URL(fileURLWithPath: ".build/debug/status-poller")
     }
 
-    private init(pid: pid_t, directory: URL, exited: Task<Int32, any Error>) {
+    private init(pid: pid_t, directory: URL, end: Task<ChildProcess.End, any Error>) {
         self.pid = pid
         self.directory = directory
         outURL = directory.appendingPathComponent("stdout")
         errURL = directory.appendingPathComponent("stderr")
-        self.exited = exited
+        self.end = end
     }
 
     /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET, CREDENTIALS_DIRECTORY and the proxy
@@ -55,7 +54,7 @@ final class StatusPollerProcess: Sendable {
         let child = try await ChildProcess.start(
             executable, argv, environment: env,
             stdout: directory.appendingPathComponent("stdout"), stderr: directory.appendingPathComponent("stderr"))
-        return StatusPollerProcess(pid: child.pid, directory: directory, exited: child.exited)
+        return StatusPollerProcess(pid: child.pid, directory: directory, end: child.end)
     }
 
     func signal(_ number: Int32) { kill(pid, number) }
@@ -69,7 +68,7 @@ final class StatusPollerProcess: Sendable {
     /// Waits for the exit and reads what it printed. `status` is the exit code, or the signal's
     /// number when a signal ended it.
     func outcome() async throws -> Outcome {
-        let status = try await exited.value
+        let status = try await end.value.code
         defer { try? FileManager.default.removeItem(at: directory) }
         return Outcome(
             status: status,

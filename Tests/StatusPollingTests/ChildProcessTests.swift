@@ -1,0 +1,37 @@
+import Foundation
+import PollingDemo
+import Testing
+
+/// `ChildProcess`, which starts the demo's workers and the tests' binary:
+/// started while the parent holds more descriptors than glibc's 32 KiB /proc/self/fd listing buffer
+/// takes in one read — where Foundation's `Process.run()` crashed — and none of them is inherited.
+@Suite struct ChildProcessTests {
+    @Test func aChildStartedBesideFifteenHundredOpenDescriptorsInheritsNone() async throws {
+        var opened: [Int32] = []
+        defer { for fd in opened { close(fd) } }
+        for _ in 0..<1500 {
+            let fd = open("/dev/null", O_RDONLY)  // no O_CLOEXEC: inherited unless the spawn closes it
+            try #require(fd >= 0, "open: errno \(errno)")
+            opened.append(fd)
+        }
+        let directory = FileManager.default.temporaryDirectory
+        for _ in 0..<5 {
+            // `ls` lists its own descriptors: stdin, stdout, stderr and the directory it reads.
+            let (end, output) = try await ChildProcess.run("/bin/ls", ["/proc/self/fd"], in: directory, environment: [:])
+            #expect(end == .exited(0))
+            #expect(output.split(separator: "\n") == ["0", "1", "2", "3"])
+        }
+    }
+
+    @Test func theEndIsTheExitCodeOrTheSignal() async throws {
+        let directory = FileManager.default.temporaryDirectory
+        #expect(try await ChildProcess.run("/bin/sh", ["-c", "exit 3"], in: directory, environment: [:]).end == .exited(3))
+        let out = directory.appendingPathComponent("child-\(UUID().uuidString).out")
+        let err = directory.appendingPathComponent("child-\(UUID().uuidString).err")
+        defer { for file in [out, err] { try? FileManager.default.removeItem(at: file) } }
+        let child = try await ChildProcess.start("/bin/sh", ["-c", "echo started; exec sleep 600"], environment: [:], stdout: out, stderr: err)
+        #expect(try await eventually { (try? String(contentsOf: out, encoding: .utf8)) == "started\n" })
+        kill(child.pid, SIGKILL)
+        #expect(try await child.end.value == .signalled(SIGKILL))
+    }
+}
