@@ -1,4 +1,4 @@
-import AppStoreSimulator
+import AsyncHTTPClient
 import Foundation
 import Logging
 import Testing
@@ -7,75 +7,87 @@ import Testing
 @testable import StatusPolling
 
 /// `--server-api-rate` shared by the workers of one PostgreSQL database: four `status-poller run`
-/// processes, each given the whole rate, against the simulator's App Store Server API; the
-/// simulator stamps every request as it arrives and reports the busiest one-second window. The
-/// assertion is a count (never above the rate), which a slow machine can only make lower.
+/// processes, each given the whole rate, against `status-poller simulate`'s App Store Server API;
+/// the simulator stamps every request as it arrives and reports the busiest one-second window. The
+/// assertion is a count (never above the rate). The simulator runs in a process of its own, so the
+/// suite's other tests, busy in this process, cannot hold its stamps back and bunch them.
 @Suite struct SharedRateWorkersTests {
-    static let start: Int64 = 1_780_000_000_000
-    static let clock = start + 3 * 3_600_000
+    static let clock = "2026-05-28T23:26:40Z"
 
     /// All four at once, and two first with two more joining 4 s later (the first two then send
     /// at half the rate each, and shrink to a quarter when the others join).
     @Test(.enabled(if: PostgresTestServer.url != nil, "needs the tests' PostgreSQL server (Scripts/test.sh starts one)"), arguments: [0, 4])
     func fourWorkersTogetherStayUnderTheRate(joiningLater: Int) async throws {
-        var configuration = PopulationConfiguration(subscribers: 96, seed: 2626, startMs: Self.start, secondGroupShare: 0, sandboxShare: 0)
-        configuration.bundleID = AppleJSON.bundleID
-        let simulator = AppStoreSimulator(population: Population(configuration), clockMs: Self.clock)
         // 9: four workers send ⌊9 ÷ 4⌋ = 2 each and two ⌊9 ÷ 2⌋ = 4 each, 8 together, which leaves
         // one request of room for a loaded machine delaying one arrival past the limiter's 100 ms
         // margin; a worker that kept the whole rate would put 9 into a second on its own.
         let rate = 9
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shared-rate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let enrolment = directory.appendingPathComponent("enrolment.csv")
+        let simulator = try await StatusPollerProcess.launch([
+            "simulate", "--port", "0", "--subscribers", "96", "--seed", "2626", "--start", Self.clock,
+            "--rate", "second_group=0", "--rate", "sandbox=0", "--bundle-id", AppleJSON.bundleID,
+            "--key-dir", directory.appendingPathComponent("keys").path, "--enrolment-file", enrolment.path,
+        ])
+        defer { simulator.signal(SIGKILL) }
+        // Its "Try: status-poller run … --backend server-api …" line names the URLs, the key and the root.
+        #expect(try await eventually { simulator.stdoutSoFar.contains("Ctrl-C stops it.") })
+        let tryLine = try #require(simulator.stdoutSoFar.split(separator: "\n").first { $0.hasPrefix("Try:") && $0.contains("--backend server-api") })
+        var serverAPI = tryLine.split(separator: " ").dropFirst(3).map(String.init)
+        let database = try #require(serverAPI.firstIndex(of: "--database"))
+        serverAPI.removeSubrange(database...database + 1)
+        let base = try #require(serverAPI.firstIndex(of: "--server-api-url").map { serverAPI[$0 + 1] })
         try await withStore(.postgres) { db in
-            for (user, receipt) in simulator.enrolment(at: Self.clock) { try await db.insert(userID: user, receipt: receipt) }
+            for line in try String(contentsOf: enrolment, encoding: .utf8).split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: ",")
+                try await db.insert(userID: String(fields[0]), receipt: String(fields[1]))
+            }
             let location = try #require(db.postgresLocation)
             let testURL = try #require(PostgresTestServer.url)
             var url = try #require(URLComponents(string: testURL))
             url.path = "/" + location.database
             let databaseURL = try #require(url.string)
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shared-rate-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let files = try ServerAPIKeyFiles.write(simulator, into: directory.path)
-            let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(Self.clock) / 1000))
-            try await SimulatorServer.withRunning(simulator) { endpoints in
-                let key = simulator.serverAPIKey
-                let outcomes = try await withThrowingTaskGroup(of: (Int, StatusPollerProcess.Outcome).self) { group in
-                    for k in 1...4 {
-                        let arguments = [
-                            "run", "--worker-name", "rate-\(k)", "--now", now, "--bundle-id", AppleJSON.bundleID, "--backend", "server-api",
-                            "--server-api-url", endpoints.serverAPIURL, "--server-api-sandbox-url", endpoints.serverAPISandboxURL,
-                            "--issuer-id", key.issuerID, "--key-id", key.keyID, "--app-apple-id", String(configuration.appAppleID),
-                            "--trusted-root-file", files.rootDERPath, "--private-key-file", files.privateKeyPath,
-                            "--server-api-rate", String(rate), "--concurrency", "8", "--report", "json", "--log-level", "info",
-                            "--metrics-file", directory.appendingPathComponent("sp-{worker}.prom").path,
-                        ]
-                        group.addTask {
-                            if k > 2 { try await Task.sleep(for: .seconds(joiningLater)) }
-                            return (k, try await StatusPollerProcess.launch(arguments, environment: ["STATUS_POLLER_DATABASE": databaseURL]).outcome())
-                        }
-                    }
-                    var outcomes: [Int: StatusPollerProcess.Outcome] = [:]
-                    for try await (k, outcome) in group { outcomes[k] = outcome }
-                    return outcomes
-                }
-                var verified = 0
-                var requests = 0
+            let outcomes = try await withThrowingTaskGroup(of: (Int, StatusPollerProcess.Outcome).self) { group in
                 for k in 1...4 {
-                    let outcome = try #require(outcomes[k])
-                    #expect(outcome.status == 0, "worker \(k): \(outcome.stderr)")
-                    let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome.stderr)")
-                    verified += report["verified"] as? Int ?? 0
-                    requests += report["requests"] as? Int ?? 0
-                    #expect(outcome.stderr.contains("Server API rate shared"), "\(outcome.stderr)")
-                    // Each worker's metrics: a file of its own, every series labelled with it.
-                    let prom = try String(contentsOf: directory.appendingPathComponent("sp-rate-\(k).prom"), encoding: .utf8)
-                    #expect(prom.contains(#"status_poller_run_subscriptions{mode="nightly",worker="rate-\#(k)",outcome="verified"} \#(report["verified"] as? Int ?? -1).0\#n"#), "\(prom)")
+                    let arguments = ["run", "--worker-name", "rate-\(k)", "--now", Self.clock] + serverAPI + [
+                        "--server-api-rate", String(rate), "--concurrency", "8", "--report", "json", "--log-level", "info",
+                        "--metrics-file", directory.appendingPathComponent("sp-{worker}.prom").path,
+                    ]
+                    group.addTask {
+                        if k > 2 { try await Task.sleep(for: .seconds(joiningLater)) }
+                        return (k, try await StatusPollerProcess.launch(arguments, environment: ["STATUS_POLLER_DATABASE": databaseURL]).outcome())
+                    }
                 }
-                #expect(verified == 96)
-                let arrivals = simulator.serverAPIArrivals.take()
-                #expect(arrivals.total == requests)
-                #expect(arrivals.total >= 96)
-                #expect(arrivals.mostInOneSecond <= rate, "the busiest second held \(arrivals.mostInOneSecond) requests, over the shared rate of \(rate)")
+                var outcomes: [Int: StatusPollerProcess.Outcome] = [:]
+                for try await (k, outcome) in group { outcomes[k] = outcome }
+                return outcomes
             }
+            var verified = 0
+            var requests = 0
+            for k in 1...4 {
+                let outcome = try #require(outcomes[k])
+                #expect(outcome.status == 0, "worker \(k): \(outcome.stderr)")
+                let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any], "\(outcome.stderr)")
+                verified += report["verified"] as? Int ?? 0
+                requests += report["requests"] as? Int ?? 0
+                #expect(outcome.stderr.contains("Server API rate shared"), "\(outcome.stderr)")
+                // Each worker's metrics: a file of its own, every series labelled with it.
+                let prom = try String(contentsOf: directory.appendingPathComponent("sp-rate-\(k).prom"), encoding: .utf8)
+                #expect(prom.contains(#"status_poller_run_subscriptions{mode="nightly",worker="rate-\#(k)",outcome="verified"} \#(report["verified"] as? Int ?? -1).0\#n"#), "\(prom)")
+            }
+            #expect(verified == 96)
+            var request = HTTPClientRequest(url: "\(base)/simulator/arrivals")
+            request.method = .POST
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 1 << 16)
+            let arrivals = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+            let total = try #require(arrivals["server_api_requests"] as? Int)
+            let most = try #require(arrivals["server_api_most_in_one_second"] as? Int)
+            #expect(total == requests)
+            #expect(total >= 96)
+            #expect(most <= rate, "the busiest second held \(most) requests, over the shared rate of \(rate)")
         }
     }
 
