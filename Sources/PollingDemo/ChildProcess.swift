@@ -10,9 +10,16 @@ import SystemPackage
 /// close_range and awaits its end on a pidfd, blocking no thread.
 public enum ChildProcess {
     /// How a child ended: its exit code, or the signal that ended it.
-    public enum End: Sendable, Equatable {
+    public enum End: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exited \(code)"
+            case .signalled(let signal): "was killed by signal \(signal)"
+            }
+        }
 
         /// The exit code, or the signal's number — what Foundation's `terminationStatus` gave.
         public var code: Int32 {

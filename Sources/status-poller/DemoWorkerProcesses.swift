@@ -101,24 +101,17 @@ struct DemoWorkerProcesses: NightWorkers {
             try? FileManager.default.removeItem(at: output)
             try? FileManager.default.removeItem(at: errors)
         }
-        let (status, signalled) = try await Self.launch(binary, arguments, environment: environment, stdout: output, stderr: errors)
+        // Started and awaited on a pidfd, blocking no thread (ChildProcess).
+        let end = try await ChildProcess.start(binary, arguments, environment: environment, stdout: output, stderr: errors).end.value
         let log = (try? Data(contentsOf: errors)) ?? Data()
         if !log.isEmpty { FileHandle.standardError.write(log) }
-        let ended = signalled ? "was killed by signal \(status)" : "exited \(status)"
-        guard !signalled, [RunExitCode.success, .someFailed, .aborted, .interrupted].map(\.rawValue).contains(status),
+        guard case .exited(let code) = end, [RunExitCode.success, .someFailed, .aborted, .interrupted].map(\.rawValue).contains(code),
             let report = try? RunReport(workerJSON: Data(contentsOf: output))
         else {
             let tail = String(decoding: log.suffix(600), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw DemoError.nightDidNotRun(night, "\(Self.name(k)) \(ended)\(tail.isEmpty ? "" : ": \(tail)")")
+            throw DemoError.nightDidNotRun(night, "\(Self.name(k)) \(end)\(tail.isEmpty ? "" : ": \(tail)")")
         }
         return NightRun.Worker(name: Self.name(k), report: report)
-    }
-
-    /// Starts `binary` and waits for its end without blocking a thread; its status, and whether a
-    /// signal ended it.
-    static func launch(_ binary: String, _ arguments: [String], environment: [String: String], stdout: URL, stderr: URL) async throws -> (Int32, Bool) {
-        let end = try await ChildProcess.start(binary, arguments, environment: environment, stdout: stdout, stderr: stderr).end.value
-        return (end.code, end != .exited(end.code))
     }
 
     /// This executable's path: the workers run the very binary the demo runs.

@@ -32,6 +32,9 @@ import Testing
         let child = try await ChildProcess.start("/bin/sh", ["-c", "echo started; exec sleep 600"], environment: [:], stdout: out, stderr: err)
         #expect(try await eventually { (try? String(contentsOf: out, encoding: .utf8)) == "started\n" })
         kill(child.pid, SIGKILL)
-        #expect(try await child.end.value == .signalled(SIGKILL))
+        let end = try await child.end.value
+        #expect(end == .signalled(SIGKILL))
+        #expect("\(end)" == "was killed by signal 9")
+        #expect("\(ChildProcess.End.exited(3))" == "exited 3")
     }
 }
