@@ -39,7 +39,7 @@ import Testing
         let outcome = try await Demo.play(configuration(backend, faultRate: faultRate), database: .sqlite(path: path), logger: logger)
         let pool = try DatabasePool(path: path)
         defer { try? pool.close() }
-        let rows = try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscriptions") }
+        let rows = try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM subscriptions") }
         let backends = try await pool.read { db in
             try Set(String?.fetchAll(db, sql: "SELECT last_status_backend FROM subscriptions UNION SELECT status_backend FROM subscription_events").map { $0 ?? "NULL" })
         }
