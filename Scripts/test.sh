@@ -23,6 +23,9 @@ fi
 echo "==> building (first build: ~6 min on 2 cores)" >&2
 swift build --build-tests
 echo "==> testing" >&2
+# The parallel suite holds up to ~1,600 descriptors at once (loopback servers, PostgreSQL
+# connections, SQLite files); a login shell's soft limit is often 1,024. Raise it where allowed.
+ulimit -Sn 8192 2>/dev/null || ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 swift test --skip-build "$@"
 # The whole suite (no filter given): the short versions of the reliability harnesses too.
 if [ $# -eq 0 ]; then
