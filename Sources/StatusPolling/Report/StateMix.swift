@@ -34,7 +34,6 @@ struct StateMix {
         }
     }
 
-    static let dayMs: Int64 = 86_400_000
     /// 00:00 UTC of the first day.
     let firstDayMs: Int64
     let days: Int
@@ -51,7 +50,7 @@ struct StateMix {
     /// The first day whose end is at or after `ms`, within 0…days.
     private func day(endingAtOrAfter ms: Int64) -> Int {
         let offset = ms - firstDayMs
-        let day = offset <= 0 ? 0 : Int((offset + Self.dayMs - 1) / Self.dayMs) - 1
+        let day = offset <= 0 ? 0 : Int((offset + ReportCalendar.dayMs - 1) / ReportCalendar.dayMs) - 1
         return min(max(day, 0), days)
     }
 

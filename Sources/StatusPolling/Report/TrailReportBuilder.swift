@@ -33,6 +33,12 @@ public struct TrailReportBuilder {
         var intent: String?
         var nettedInWeek = false
         var nettedInMonth = false
+
+        /// The churn a row's record still holds open to netting.
+        init(_ pending: (atMs: Int64, intent: String?)) {
+            atMs = pending.atMs
+            intent = pending.intent
+        }
     }
 
     typealias Row = TrailRowTable.Row
@@ -145,7 +151,7 @@ public struct TrailReportBuilder {
 
     /// A new churn of `row`: the one before can no longer be netted out, and is counted.
     private mutating func churned(_ row: inout Row, at ms: Int64, intent: String?) {
-        if let earlier = row.churn { counted(Churn(atMs: earlier.atMs, intent: earlier.intent)) }
+        if let earlier = row.churn { counted(Churn(earlier)) }
         row.churn = (ms, intent)
     }
 
@@ -154,7 +160,7 @@ public struct TrailReportBuilder {
     /// before the expiry, and only the poll came after it.
     private mutating func regained(_ row: inout Row, at ms: Int64, renewal: Bool) {
         guard let pending = row.churn else { return }
-        var churn = Churn(atMs: pending.atMs, intent: pending.intent)
+        var churn = Churn(pending)
         row.churn = nil
         if renewal { return }
         if ReportCalendar.startOfWeek(churn.atMs) == ReportCalendar.startOfWeek(ms) { churn.nettedInWeek = true }
@@ -175,16 +181,17 @@ public struct TrailReportBuilder {
     public mutating func finish(runs: [RunRecord], generatedAtMs: Int64) -> TrailReport {
         seenThroughMs = max(seenThroughMs, runs.map(\.nowMs).filter { $0 < toMs }.max() ?? .min)
         // Through the end of the last day: its end (`toMs`) is the last instant the mix counts.
-        for subscriptionID in rows.ids {
-            var row = rows[subscriptionID]!
+        let last = rows
+        rows = TrailRowTable()
+        last.forEach { subscriptionID, row in
+            var row = row
             close(&row, to: toMs + 1)
-            if let churn = row.churn { counted(Churn(atMs: churn.atMs, intent: churn.intent)) }
+            if let churn = row.churn { counted(Churn(churn)) }
             if var open = row.episode {
                 open.subscriptionID = subscriptionID
                 count(open)
             }
         }
-        rows = TrailRowTable()
         let counts = mix.counts()
         let stateMix = counts.enumerated().map { day, byState in
             TrailReport.StateMixDay(dateMs: fromMs + Int64(day) * Self.dayMs, counts: Dictionary(uniqueKeysWithValues: byState.map { ($0.key.rawValue, $0.value) }))

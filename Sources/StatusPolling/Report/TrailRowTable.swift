@@ -67,10 +67,17 @@ struct TrailRowTable {
         }
     }
 
+    /// Every subscription's record, in ascending id order.
+    func forEach(_ body: (_ id: Int64, _ row: Row) throws -> Void) rethrows {
+        for page in pages.keys.sorted() {
+            for (index, row) in pages[page]!.enumerated() where row.isPresent { try body((page << 12) + Int64(index), row) }
+        }
+    }
+
     /// Every subscription's id, ascending.
     var ids: [Int64] {
-        pages.keys.sorted().flatMap { page in
-            pages[page]!.indices.filter { pages[page]![$0].isPresent }.map { (page << 12) + Int64($0) }
-        }
+        var ids: [Int64] = []
+        forEach { id, _ in ids.append(id) }
+        return ids
     }
 }
