@@ -26,4 +26,10 @@ public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPaylo
     /// `appAccountToken`: the UUID the app passed at purchase, which links a purchase to a user
     /// before the app uploads a receipt.
     public var appAccountToken: String?
+    /// `inAppOwnershipType`: "PURCHASED", or "FAMILY_SHARED" for a Family Sharing member's access.
+    public var inAppOwnershipType: String?
+    /// `revocationReason`: 0 another reason (e.g. a Family Sharing purchaser's refund), 1 an app issue.
+    public var revocationReason: Int?
+    /// `transactionReason`: "PURCHASE" or "RENEWAL".
+    public var transactionReason: String?
 }
