@@ -12,6 +12,10 @@ public struct SimulatedEntitlement: Sendable, Equatable {
     public var autoRenewProductID: String
     public var expirationIntent: Int?
     public var cancelledAtMs: Int64?
+    /// The effective transaction's `transaction_id`, `purchase_date_ms` and `in_app_ownership_type`.
+    public var transactionID: String
+    public var purchaseMs: Int64
+    public var ownershipType: String
     /// The receipt Apple hands out at this instant (`latest_receipt`).
     public var latestReceipt: String
     /// active, grace_period, billing_retry, expired or refunded.
@@ -67,6 +71,7 @@ extension SimulatedChain {
             autoRenewStatus: latest(autoRenew, at: ms) ?? true,
             autoRenewProductID: latest(autoRenewProduct, at: ms) ?? current.productID,
             expirationIntent: expirationIntent(at: ms), cancelledAtMs: refundedAt,
+            transactionID: current.transactionID, purchaseMs: current.purchaseMs, ownershipType: "PURCHASED",
             latestReceipt: latestReceipt, state: state)
     }
 }
