@@ -149,7 +149,7 @@ def case(number, type_, subtype=None, environment="Production", *, kind="subscri
 renewed = S0 - MINUTE  # a renewal Apple charged a minute before it notified
 commitment_tx = {"billingPlanType": "MONTHLY",
                  "commitmentInfo": {"billingPeriodNumber": 5, "commitmentExpiresDate": FIRST_PURCHASE + 365 * DAY,
-                                    "commitmentPrice": 99990, "totalBillingPeriods": 12}}
+                                    "commitmentPrice": 119880, "totalBillingPeriods": 12}}
 commitment_rn = {"renewalBillingPlanType": "MONTHLY",
                  "commitmentInfo": {"commitmentAutoRenewProductId": YEARLY, "commitmentAutoRenewStatus": 1,
                                     "commitmentRenewalBillingPlanType": "BILLED_UPFRONT",
