@@ -60,7 +60,7 @@ import X509
     }
 
     /// Apple's `testValidChainInvalidLeafOIDWithoutOCSP`, and a leaf that is not base64 DER.
-    @Test func aLeafWithoutApple_sMarkerOrNotACertificateIsRefused() async throws {
+    @Test func aLeafWithoutAppleMarkerOrNotACertificateIsRefused() async throws {
         let verifier = try Apple.verifier()
         let chain = try [Apple.x5cEntry("testInvalidOIDLeaf.pem"), Apple.x5cEntry("testIntermediate.pem"), Apple.x5cEntry("testCA.der")]
         await #expect(throws: SignedDataFailure(.leafOID, "the leaf lacks extension 1.2.840.113635.100.6.11.1")) {

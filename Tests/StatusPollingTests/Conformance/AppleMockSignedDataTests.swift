@@ -91,7 +91,7 @@ import X509
     }
 
     /// Apple's test chain under the real Apple Root CA - G3 (Apple's `testChainDifferentThanRootCertificate`).
-    @Test func apple_sTestChainIsRefusedUnderThePinnedAppleRoot() async throws {
+    @Test func appleTestChainIsRefusedUnderThePinnedAppleRoot() async throws {
         let jws = try Apple.text("mock_signed_data/testNotification")
         await #expect(throws: SignedDataFailure(.untrustedRoot, "the chain's root is not a trusted root (L=Cupertino,ST=California,C=US)")) {
             try await Apple.verifier(roots: [AppleRootCertificate.g3]).verifyNotification(jws, appAppleID: Apple.appAppleID)

@@ -102,7 +102,7 @@ import Testing
         "ACTIVE_TOKEN_REMINDER", "CREATED",
     ]
 
-    @Test func theCorpusCoversApple_sWholeListAndEveryFileIsTested() throws {
+    @Test func theCorpusCoversAppleListAndEveryFileIsTested() throws {
         #expect(Set(Self.cases.map(\.type)) == Self.appleTypes)
         #expect(Set(Self.cases.compactMap(\.subtype)) == Self.appleSubtypes)
         let folder = try #require(Bundle.module.resourceURL).appendingPathComponent("Fixtures/apple-conformance/notifications")
@@ -188,7 +188,7 @@ import Testing
             .validity, "a certificate of the chain was not valid at signedDate 2019686400000 ms (valid 1672954294000…1988227865000 ms)")),
     ]
 
-    @Test(arguments: refusals) func isRefusedAsApple_sVerifierRefusesIt(_ refusal: Refusal) async throws {
+    @Test(arguments: refusals) func isRefusedWithTheCheckAppleRefusesItFor(_ refusal: Refusal) async throws {
         let result = try await Apple.verify(refusal.file)
         #expect(throws: refusal.failure) { try result.get() }
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite struct CommitmentFieldsDecodingTests {
     typealias Apple = AppleConformance
 
-    @Test func apple_sTransactionModelDecodes() throws {
+    @Test func appleTransactionModelDecodes() throws {
         let transaction = try JSONDecoder().decode(JWSTransactionPayload.self, from: try Apple.data("models/signedTransaction.json"))
         #expect(transaction.billingPlanType == "MONTHLY")
         #expect(transaction.commitmentInfo == TransactionCommitmentInfo(
@@ -25,7 +25,7 @@ import Testing
         #expect(transaction.inAppOwnershipType == "PURCHASED" && transaction.transactionReason == "PURCHASE")
     }
 
-    @Test func apple_sRenewalInfoModelDecodes() throws {
+    @Test func appleRenewalInfoModelDecodes() throws {
         let renewal = try JSONDecoder().decode(JWSRenewalInfoPayload.self, from: try Apple.data("models/signedRenewalInfo.json"))
         #expect(renewal.renewalBillingPlanType == "MONTHLY")
         #expect(renewal.commitmentInfo == RenewalCommitmentInfo(
