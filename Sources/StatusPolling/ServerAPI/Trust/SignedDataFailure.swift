@@ -28,12 +28,13 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
         case bundleID = "bundle_id"
         /// The payload's `environment` is not the one asked.
         case environment
-        /// The payload lacks a field every signed payload has (`signedDate`; a notification's
-        /// `notificationUUID` and `notificationType`). Checked after the app and the environment, so a
-        /// payload for another app is refused for that, as Apple's verifier refuses it.
-        case payload
         /// Renewal info whose `originalTransactionId` or environment is not its verified transaction's.
         case renewalMismatch = "renewal_mismatch"
+        /// The payload lacks a field every signed payload has (`signedDate`; a notification's
+        /// `notificationUUID` and `notificationType`). Checked after what the payload claims (its app,
+        /// its environment, its chain), so a payload for another app is refused for that, as Apple's
+        /// verifier refuses it.
+        case payload
     }
 
     public var check: Check
