@@ -8,6 +8,8 @@ public struct EntitlementLag: Sendable {
     public private(set) var all: [Int64] = []
     public private(set) var refunds: [Int64] = []
     public private(set) var recoveries: [Int64] = []
+    /// Lags by the kind of event (a refund of an earlier period, a revoke, a declined request…).
+    public private(set) var byKind: [LifecycleEvent.Kind: [Int64]] = [:]
     /// Events no row reflected by the end (a chain no row holds yet, or one still wrong).
     public var unreflected: Int { pending.values.reduce(0) { $0 + $1.count } }
     /// Events waiting, by `original_transaction_id`, oldest first.
@@ -30,6 +32,7 @@ public struct EntitlementLag: Sendable {
             all.append(lag)
             if event.isRefund { refunds.append(lag) }
             if event.isRecovery { recoveries.append(lag) }
+            byKind[event.kind, default: []].append(lag)
         }
         events.removeFirst(reached.count)
         pending[originalTransactionID] = events.isEmpty ? nil : events
