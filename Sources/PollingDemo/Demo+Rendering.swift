@@ -82,7 +82,7 @@ extension Demo.Outcome {
 }
 
 extension EntitlementLag {
-    /// p50, p95 and max of the lags, all events and refunds and recoveries apart.
+    /// p50, p95 and max of the lags, all events and refunds and recoveries apart, then by event.
     public var summary: String {
         func line(_ name: String, _ lags: [Int64], width: Int = 11) -> String {
             guard let p = Self.percentiles(lags) else { return "  \(name): none" }
@@ -90,7 +90,8 @@ extension EntitlementLag {
         }
         let kinds = LifecycleEvent.Kind.allCases.filter { byKind[$0] != nil }.map { line("  " + $0.rawValue, byKind[$0]!, width: 28) }
         return (["Entitlement lag (simulated time from each App Store event until its row reflected it):",
-            line("all events", all), line("refunds", refunds), line("recoveries", recoveries), "  by event:"] + kinds
+            line("all events", all), line("refunds", refunds), line("recoveries", recoveries),
+            "  by event (refund requests, declines and refunds of an earlier period change no column and count in no line above):"] + kinds
             + (unreflected > 0 ? ["  \(unreflected) events not reflected by the last night (their rows' next window is later)"] : []))
             .joined(separator: "\n")
     }

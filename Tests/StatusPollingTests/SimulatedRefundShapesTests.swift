@@ -424,6 +424,22 @@ import Testing
         #expect(aboutAnotherTransaction > 0)
     }
 
+    /// The kinds that change no column change none; every other kind changes one.
+    @Test func onlyRefundRequestsDeclinesAndEarlierPeriodsChangeNoColumn() throws {
+        let events = Self.population.lifecycleEvents(after: Self.start, through: Self.start + 200 * Self.day)
+        let instants = Dictionary(grouping: events) { "\($0.originalTransactionID)|\($0.atMs)" }
+        var checked: [Bool: Int] = [:]
+        for event in events where instants["\(event.originalTransactionID)|\(event.atMs)"]?.count == 1 {
+            let subscriber = Self.population.subscribers[event.subscriberIndex]
+            var before = try #require(subscriber.entitlement(originalTransactionID: event.originalTransactionID, at: event.atMs - 1))
+            var after = try #require(subscriber.entitlement(originalTransactionID: event.originalTransactionID, at: event.atMs))
+            (before.latestReceipt, after.latestReceipt, before.state, after.state) = ("", "", "", "")
+            #expect((before != after) == event.changesEntitlement, "\(event)")
+            checked[event.changesEntitlement, default: 0] += 1
+        }
+        #expect(checked[false, default: 0] > 50 && checked[true, default: 0] > 1000, "\(checked)")
+    }
+
     /// The default rates play every new shape a few times in the default demo's 45 nights.
     @Test func theDefaultDemoPlaysEveryShape() {
         let population = Population(PopulationConfiguration(startMs: Self.start, horizonMs: Self.start + 135 * Self.day))

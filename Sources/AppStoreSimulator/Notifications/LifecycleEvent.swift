@@ -94,6 +94,12 @@ public struct LifecycleEvent: Sendable, Equatable {
         }
     }
 
+    /// Whether the truth's columns change with it: not with a refund request, a declined one, or
+    /// the refund of an earlier period and its reversal (the current period stays as it was).
+    public var changesEntitlement: Bool {
+        ![.refundRequested, .refundDeclined, .refundedEarlierPeriod, .earlierRefundReversed].contains(kind)
+    }
+
     /// The events the demo reports apart: money coming back and money going out.
     public var isRecovery: Bool { kind == .recovered }
     public var isRefund: Bool { kind == .refunded }
