@@ -141,7 +141,7 @@ public struct TruthCheck: Sendable {
             expiresAt: truth.expiresAtMs, gracePeriodExpiresAt: truth.gracePeriodExpiresAtMs,
             isInBillingRetry: truth.isInBillingRetry, autoRenewStatus: truth.autoRenewStatus,
             autoRenewProductID: truth.autoRenewProductID, expirationIntent: truth.expirationIntent,
-            cancelledAt: truth.cancelledAtMs)
+            cancelledAt: truth.cancelledAtMs, transactionID: truth.transactionID, purchasedAt: truth.purchaseMs, ownershipType: truth.ownershipType)
     }
 
     /// "column: row X, truth Y" for each contract column that differs.

@@ -22,11 +22,16 @@ struct BatchWrite {
         var current: [Int64: (locked: RowUpdatePlan.LockedRow, receipt: String)] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
         for (id, row) in try await rows(
-            "SELECT id, user_id, latest_receipt, lease_run, apple_state_at, \(unescaped: RowReader.stateColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE",
+            """
+            SELECT id, user_id, latest_receipt, lease_run, apple_state_at, transaction_signed_at, \(unescaped: RowReader.stateColumns)
+            FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE
+            """,
             { reader in
                 let id: Int64 = try reader.next(), userID: String = try reader.next(), receipt: String = try reader.next()
-                let leaseRun: Int64? = try reader.next(), appleStateAt: Int64? = try reader.next()
-                let locked = RowUpdatePlan.LockedRow(userID: userID, holdsReceiptSent: false, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun)
+                let leaseRun: Int64? = try reader.next(), appleStateAt: Int64? = try reader.next(), transactionAsOf: Int64? = try reader.next()
+                let locked = RowUpdatePlan.LockedRow(
+                    userID: userID, holdsReceiptSent: false, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun,
+                    transactionAsOfMs: transactionAsOf)
                 return (id, (locked, receipt))
             }
         ) {
@@ -50,17 +55,17 @@ struct BatchWrite {
             case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
                 verifiedRows.append(Self.verifiedJSON(
                     id: id, state: state, latestReceipt: latestReceipt, status: status, at: plan.atMs, appleStateAt: appleStateAtMs,
-                    keepsUpload: plan.keepsUploadedReceiptDue))
+                    transactionAsOf: plan.transactionAsOfMs, keepsUpload: plan.keepsUploadedReceiptDue, asksApple: plan.asksApple))
                 // Later results of the batch see this row's chain as the transaction will.
                 if let released = current[id]?.locked.state.originalTransactionID { owners[released] = nil }
                 if let chain = state.originalTransactionID { owners[chain] = id }
             }
             guard let userID = plan.userID else { continue }
-            events += plan.events.map { Self.eventJSON(id: id, userID: userID, plan: plan, reason: $0.reason, old: $0.old, new: $0.new) }
+            events += plan.events.map { Self.eventJSON(id: id, userID: userID, plan: plan, event: $0) }
             for chain in plan.discovered {
                 let newID = try await enrollDiscovered(chain, userID: userID, plan: plan)
                 owners[chain.originalTransactionID!] = newID
-                events.append(Self.eventJSON(id: newID, userID: userID, plan: plan, reason: .discovered, old: .unverified, new: chain))
+                events.append(Self.eventJSON(id: newID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: chain)))
             }
         }
         try await writeVerified(verifiedRows)
@@ -92,18 +97,21 @@ struct BatchWrite {
                 expires_at = v.expires_at, grace_period_expires_at = v.grace_period_expires_at,
                 is_in_billing_retry = v.is_in_billing_retry, auto_renew_status = v.auto_renew_status,
                 auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
+                transaction_id = v.transaction_id, purchased_at = v.purchased_at, in_app_ownership_type = v.in_app_ownership_type,
+                transaction_signed_at = v.transaction_signed_at,
                 latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt), apple_state_at = v.apple_state_at,
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
                 last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
-                receipt_uploaded = CASE WHEN v.keeps_upload THEN s.receipt_uploaded ELSE 0 END,
+                receipt_uploaded = CASE WHEN v.asks_apple THEN 1 WHEN v.keeps_upload THEN s.receipt_uploaded ELSE 0 END,
                 lease_owner = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_owner END,
                 lease_expires_at = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_expires_at END,
                 lease_run = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_run END
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
                 id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
                 grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
-                expiration_intent integer, cancelled_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
-                keeps_upload boolean)
+                expiration_intent integer, cancelled_at bigint, transaction_id text, purchased_at bigint, in_app_ownership_type text,
+                transaction_signed_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
+                keeps_upload boolean, asks_apple boolean)
             WHERE s.id = v.id
             """, logger: logger)
     }
@@ -130,13 +138,13 @@ struct BatchWrite {
         guard !rows.isEmpty else { return }
         try await connection.query("""
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-                entitlement_before, entitlement_after, old_values, new_values, source, notification_id)
+                entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at)
             SELECT v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
-                v.source, v.notification_id
+                v.source, v.notification_id, v.transaction_id, v.revoked_at
             FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
                 jsonb_to_record(e.row) AS v(
                     subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
-                    before text, after text, old_values text, new_values text, source text, notification_id text)
+                    before text, after text, old_values text, new_values text, source text, notification_id text, transaction_id text, revoked_at bigint)
             ORDER BY e.n
             """, logger: logger)
     }
@@ -148,11 +156,13 @@ struct BatchWrite {
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+                expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
+                apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
             VALUES (
                 \(userID), \(plan.discoveredReceipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
                 \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
+                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(state.transactionID), \(state.purchasedAt),
+                \(state.ownershipType), \(plan.appleStateAtMs), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
                 \(plan.upstreamStatus?.code)::integer, \(plan.upstreamStatus?.backend.rawValue))
             RETURNING id
             """, logger: logger).decode(Int64.self).collect()[0]
@@ -163,7 +173,8 @@ struct BatchWrite {
     }
 
     static func verifiedJSON(
-        id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64, appleStateAt: Int64, keepsUpload: Bool
+        id: Int64, state s: SubscriptionState, latestReceipt: String?, status: UpstreamStatus, at ms: Int64, appleStateAt: Int64, transactionAsOf: Int64?,
+        keepsUpload: Bool, asksApple: Bool
     ) -> String {
         """
         {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
@@ -171,8 +182,10 @@ struct BatchWrite {
         "grace_period_expires_at":\(JSONText.number(s.gracePeriodExpiresAt)),"is_in_billing_retry":\(s.isInBillingRetry ? 1 : 0),\
         "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
         "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
+        "transaction_id":\(JSONText.quoted(s.transactionID)),"purchased_at":\(JSONText.number(s.purchasedAt)),\
+        "in_app_ownership_type":\(JSONText.quoted(s.ownershipType)),"transaction_signed_at":\(JSONText.number(transactionAsOf)),\
         "latest_receipt":\(JSONText.quoted(latestReceipt)),"apple_state_at":\(appleStateAt),"at":\(ms),"apple_status":\(status.code),\
-        "backend":\(JSONText.quoted(status.backend.rawValue)),"keeps_upload":\(keepsUpload)}
+        "backend":\(JSONText.quoted(status.backend.rawValue)),"keeps_upload":\(keepsUpload),"asks_apple":\(asksApple)}
         """
     }
 
@@ -184,15 +197,16 @@ struct BatchWrite {
         """
     }
 
-    static func eventJSON(id: Int64, userID: String, plan: RowUpdatePlan, reason: AuditReason, old: SubscriptionState, new: SubscriptionState) -> String {
-        let ms = plan.atMs
+    static func eventJSON(id: Int64, userID: String, plan: RowUpdatePlan, event: RowUpdatePlan.Event) -> String {
+        let ms = plan.atMs, reason = event.reason, old = event.old, new = event.new
         return """
             {"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(plan.runID)),"at":\(ms),\
             "reason":\(JSONText.quoted(reason.rawValue)),"apple_status":\(JSONText.number(plan.upstreamStatus?.code)),\
             "backend":\(JSONText.quoted(plan.upstreamStatus?.backend.rawValue)),\
             "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\
             "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON)),\
-            "source":\(JSONText.quoted(plan.provenance.source)),"notification_id":\(JSONText.quoted(plan.provenance.notificationID))}
+            "source":\(JSONText.quoted(plan.provenance.source)),"notification_id":\(JSONText.quoted(plan.provenance.notificationID)),\
+            "transaction_id":\(JSONText.quoted(event.transactionID)),"revoked_at":\(JSONText.number(event.revokedAtMs))}
             """
     }
 }

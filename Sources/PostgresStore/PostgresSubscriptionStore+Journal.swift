@@ -110,17 +110,19 @@ extension PostgresSubscriptionStore {
                 SELECT e.id, e.subscription_id, e.at, e.reason, coalesce(n.environment, e.old_values::json->>'environment'), e.source,
                     CASE WHEN e.notification_id IS NOT NULL
                         THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = e.notification_id) END,
-                    \(Self.trailColumns("n"))
-                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values, new_values
+                    e.revoked_at, \(Self.trailColumns("n"))
+                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values, new_values, revoked_at
                       FROM subscription_events WHERE id >= \(ids.lowerBound) AND id < \(ids.upperBound)) AS e,
                     json_to_record(e.new_values::json) AS n(\(Self.trailRecord))
                 ORDER BY e.id
                 """), logger: logger)
             ) { reader in
-                TrailEvent(
-                    id: try reader.next(), subscriptionID: try reader.next(), atMs: try reader.next(), reason: try reader.next(),
-                    environment: try reader.next(), source: try reader.next(), notifiedAtMs: try reader.next(),
-                    new: try reader.trailState())
+                let id: Int64 = try reader.next(), subscriptionID: Int64 = try reader.next(), atMs: Int64 = try reader.next()
+                let reason: String = try reader.next(), environment: String? = try reader.next(), source: String? = try reader.next()
+                let notifiedAtMs: Int64? = try reader.next(), revokedAtMs: Int64? = try reader.next()
+                return TrailEvent(
+                    id: id, subscriptionID: subscriptionID, atMs: atMs, reason: reason, environment: environment, source: source,
+                    notifiedAtMs: notifiedAtMs, new: try reader.trailState(), revokedAtMs: revokedAtMs)
             }
         }
     }

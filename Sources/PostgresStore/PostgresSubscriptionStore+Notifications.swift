@@ -28,6 +28,7 @@ extension PostgresSubscriptionStore {
                 if let chain = row.state.originalTransactionID { owners[chain] = row }
             }
             var rowIDs = [Int64?](repeating: nil, count: notifications.count)
+            var statusAgrees = [Bool?](repeating: nil, count: notifications.count)
             var pending: [(index: Int, result: ResultBatch.Result)] = []
             for index in fresh {
                 let n = notifications[index]
@@ -59,20 +60,26 @@ extension PostgresSubscriptionStore {
                     }
                 }
                 let (plans, _) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write(round.map(\.result))
-                for (entry, plan) in zip(round, plans) { outcomes[entry.index] = NotificationIngest.outcome(of: plan) }
+                for (entry, plan) in zip(round, plans) {
+                    outcomes[entry.index] = NotificationIngest.outcome(of: plan)
+                    statusAgrees[entry.index] = plan.statusAgrees
+                }
                 pending = later
             }
             let recorded = fresh.map { index in
                 let n = notifications[index], outcome = outcomes[index]!
                 return """
                     {"id":\(JSONText.quoted(n.id)),"outcome":\(JSONText.quoted(outcome.rawValue)),"subscription_id":\(JSONText.number(rowIDs[index])),\
-                    "signed_payload":\(JSONText.quoted(outcome == .unmatched ? n.signedPayload : nil))}
+                    "signed_payload":\(JSONText.quoted(outcome == .unmatched ? n.signedPayload : nil)),\
+                    "apple_status":\(JSONText.number(n.answer?.subscriptionStatus?.rawValue)),"status_agrees":\(JSONText.bool(statusAgrees[index]))}
                     """
             }
             if !recorded.isEmpty {
                 try await connection.query("""
-                    UPDATE app_store_notifications AS n SET outcome = v.outcome, subscription_id = v.subscription_id, signed_payload = v.signed_payload
-                    FROM jsonb_to_recordset(\("[" + recorded.joined(separator: ",") + "]")::jsonb) AS v(id text, outcome text, subscription_id bigint, signed_payload text)
+                    UPDATE app_store_notifications AS n SET outcome = v.outcome, subscription_id = v.subscription_id, signed_payload = v.signed_payload,
+                        apple_status = v.apple_status, status_agrees = v.status_agrees::int
+                    FROM jsonb_to_recordset(\("[" + recorded.joined(separator: ",") + "]")::jsonb)
+                        AS v(id text, outcome text, subscription_id bigint, signed_payload text, apple_status integer, status_agrees boolean)
                     WHERE n.notification_id = v.id
                     """, logger: logger)
             }
@@ -154,18 +161,20 @@ extension PostgresSubscriptionStore {
         try await read { connection, logger in
             try await connection.query("""
                 SELECT n.notification_id, n.version, n.type, n.subtype, n.signed_at, n.apple_state_at, n.original_transaction_id,
-                    n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id
+                    n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id, n.apple_status,
+                    n.status_agrees::integer
                 FROM app_store_notifications AS n LEFT JOIN subscriptions AS s ON s.id = n.subscription_id
                 WHERE (NOT \(query.unmatchedOnly) OR n.outcome = 'unmatched')
                     AND (\(query.sinceMs)::bigint IS NULL OR n.received_at >= \(query.sinceMs))
                     AND (\(query.userID)::text IS NULL OR s.user_id = \(query.userID))
                 ORDER BY n.received_at DESC, n.notification_id LIMIT \(query.limit)
                 """, logger: logger
-            ).decode((String, Int, String, String?, Int64?, Int64, String?, String?, String?, String, Int64, String, Int64?, String?).self).collect()
+            ).decode((String, Int, String, String?, Int64?, Int64, String?, String?, String?, String, Int64, String, Int64?, String?, Int?, Int?).self).collect()
                 .map { r in
                     StoredNotification(
                         id: r.0, version: r.1, type: r.2, subtype: r.3, signedAtMs: r.4, appleStateAtMs: r.5, originalTransactionID: r.6,
-                        appAccountToken: r.7, environment: r.8, source: r.9, receivedAtMs: r.10, outcome: r.11, subscriptionID: r.12, userID: r.13)
+                        appAccountToken: r.7, environment: r.8, source: r.9, receivedAtMs: r.10, outcome: r.11, subscriptionID: r.12, userID: r.13,
+                        appleStatus: r.14, statusAgrees: r.15.map { $0 == 1 })
                 }
         }
     }

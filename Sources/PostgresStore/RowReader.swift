@@ -17,7 +17,8 @@ struct RowReader {
     /// The contract columns, in the order of ``stateColumns``.
     static let stateColumns = """
         original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
-        is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at
+        is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at, \
+        transaction_id, purchased_at, in_app_ownership_type
         """
 
     /// A row as the run reads it, in the order ``subscription()`` reads it.
@@ -30,7 +31,8 @@ struct RowReader {
         SubscriptionState(
             originalTransactionID: try next(), productID: try next(), environment: try next(), expiresAt: try next(),
             gracePeriodExpiresAt: try next(), isInBillingRetry: try next(Int.self) == 1, autoRenewStatus: try next(Int?.self).map { $0 == 1 },
-            autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next())
+            autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next(), transactionID: try next(),
+            purchasedAt: try next(), ownershipType: try next())
     }
 
     /// The report's columns, in the order of ``PostgresSubscriptionStore/trailColumns(_:)``.

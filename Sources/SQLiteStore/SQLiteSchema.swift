@@ -241,6 +241,27 @@ enum SQLiteSchema {
             // that ran each run: a bug report names it. NULL for runs before this version.
             try db.execute(sql: "ALTER TABLE poll_runs ADD COLUMN version TEXT")
         }
+        migrator.registerMigration("v12: the chain's transactions, and Apple's status as the check") { db in
+            // A subscription is the transactions of its chain: the row keeps which one it holds
+            // (`transaction_id`, `purchased_at`, `in_app_ownership_type`; contract columns) and
+            // when Apple's data about that transaction was true (`transaction_signed_at`), so a
+            // message about another period (a refund of last month) never moves the row back and
+            // a newer signing of the same transaction (REFUND, then REFUND_REVERSED) wins. Rows
+            // verified before keep NULL until their next answer; nothing is asked again for it.
+            // The trail names the transaction of a change that is not the row's own period
+            // (`refunded_earlier_period`) and when Apple revoked it. A V2 notification keeps
+            // Apple's `status` and whether the row agreed with it once applied.
+            try db.execute(sql: """
+                ALTER TABLE subscriptions ADD COLUMN transaction_id TEXT;
+                ALTER TABLE subscriptions ADD COLUMN purchased_at INTEGER;
+                ALTER TABLE subscriptions ADD COLUMN in_app_ownership_type TEXT;
+                ALTER TABLE subscriptions ADD COLUMN transaction_signed_at INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN transaction_id TEXT;
+                ALTER TABLE subscription_events ADD COLUMN revoked_at INTEGER;
+                ALTER TABLE app_store_notifications ADD COLUMN apple_status INTEGER;
+                ALTER TABLE app_store_notifications ADD COLUMN status_agrees INTEGER;
+                """)
+        }
         return migrator
     }
 }

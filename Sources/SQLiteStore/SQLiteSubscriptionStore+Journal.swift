@@ -97,14 +97,14 @@ extension SQLiteSubscriptionStore {
                         coalesce(json_extract(e.new_values, '$.environment'), json_extract(e.old_values, '$.environment')), e.source,
                         CASE WHEN e.notification_id IS NOT NULL
                             THEN (SELECT n.apple_state_at FROM app_store_notifications AS n WHERE n.notification_id = e.notification_id) END,
-                        \(StateColumns.trailFromJSON("e.new_values"))
+                        e.revoked_at, \(StateColumns.trailFromJSON("e.new_values"))
                     FROM subscription_events AS e WHERE e.id >= ? AND e.id < ? ORDER BY e.id
                     """,
                 arguments: [ids.lowerBound, ids.upperBound]
             ).map { row in
                 TrailEvent(
                     id: row[0], subscriptionID: row[1], atMs: row[2], reason: row[3], environment: row[4], source: row[5], notifiedAtMs: row[6],
-                    new: StateColumns.trailState(row, from: 7))
+                    new: StateColumns.trailState(row, from: 8), revokedAtMs: row[7])
             })
         }
     }

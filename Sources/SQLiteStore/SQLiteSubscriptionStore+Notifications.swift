@@ -28,17 +28,25 @@ extension SQLiteSubscriptionStore {
             ])
         guard db.changesCount > 0 else { return .duplicate }
         var outcome = NotificationOutcome.unmatched
+        var statusAgrees: Bool?
         let row = try row(db, for: n)
         if let row {
             switch ingest.effect(of: n, on: row, nowMs: nowMs) {
             case .settled(let settled): outcome = settled
-            case .write(let result): outcome = NotificationIngest.outcome(of: try applyResult(db, result))
+            case .write(let result):
+                let plan = try applyResult(db, result)
+                outcome = NotificationIngest.outcome(of: plan)
+                statusAgrees = plan.statusAgrees
             }
         } else if n.answer == nil {
             outcome = .ignored
         }
-        try db.cachedStatement(sql: "UPDATE app_store_notifications SET outcome = ?, subscription_id = ?, signed_payload = ? WHERE notification_id = ?")
-            .execute(arguments: [outcome.rawValue, row?.id, outcome == .unmatched ? n.signedPayload : nil, n.id])
+        try db.cachedStatement(sql: """
+            UPDATE app_store_notifications SET outcome = ?, subscription_id = ?, signed_payload = ?, apple_status = ?, status_agrees = ?
+            WHERE notification_id = ?
+            """).execute(arguments: [
+                outcome.rawValue, row?.id, outcome == .unmatched ? n.signedPayload : nil, n.answer?.subscriptionStatus?.rawValue, statusAgrees, n.id,
+            ])
         return outcome
     }
 
@@ -118,7 +126,7 @@ extension SQLiteSubscriptionStore {
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         let sql = """
             SELECT n.notification_id, n.version, n.type, n.subtype, n.signed_at, n.apple_state_at, n.original_transaction_id,
-                n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id
+                n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id, n.apple_status, n.status_agrees
             FROM app_store_notifications AS n LEFT JOIN subscriptions AS s ON s.id = n.subscription_id
             \(filter) ORDER BY n.received_at DESC, n.notification_id LIMIT ?
             """
@@ -128,7 +136,8 @@ extension SQLiteSubscriptionStore {
                 try Row.fetchAll(db, sql: sql, arguments: bound).map { r in
                     StoredNotification(
                         id: r[0], version: r[1], type: r[2], subtype: r[3], signedAtMs: r[4], appleStateAtMs: r[5], originalTransactionID: r[6],
-                        appAccountToken: r[7], environment: r[8], source: r[9], receivedAtMs: r[10], outcome: r[11], subscriptionID: r[12], userID: r[13])
+                        appAccountToken: r[7], environment: r[8], source: r[9], receivedAtMs: r[10], outcome: r[11], subscriptionID: r[12], userID: r[13],
+                        appleStatus: r[14], statusAgrees: r[15])
                 }
             }
         } catch let error as DatabaseError {

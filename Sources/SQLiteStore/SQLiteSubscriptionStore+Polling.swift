@@ -115,9 +115,13 @@ extension SQLiteSubscriptionStore {
         var receiptSent: String?
         if case .verified(let update) = result { receiptSent = update.receiptSent }
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT user_id, ? IS NULL OR latest_receipt IS ?, apple_state_at, \(StateColumns.list) FROM subscriptions WHERE id = ?"),
+            try db.cachedStatement(sql: """
+                SELECT user_id, ? IS NULL OR latest_receipt IS ?, apple_state_at, transaction_signed_at, \(StateColumns.list) FROM subscriptions WHERE id = ?
+                """),
             arguments: [receiptSent, receiptSent, result.subscriptionID]
-        ).map { row in RowUpdatePlan.LockedRow(userID: row[0], holdsReceiptSent: row[1], state: StateColumns.state(row, from: 3), appleStateAtMs: row[2]) }
+        ).map { row in
+            RowUpdatePlan.LockedRow(userID: row[0], holdsReceiptSent: row[1], state: StateColumns.state(row, from: 4), appleStateAtMs: row[2], transactionAsOfMs: row[3])
+        }
         let plan = try RowUpdatePlan(result, current: current) { otid in
             try Int64.fetchOne(try db.cachedStatement(sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?"), arguments: [otid])
         }
@@ -137,22 +141,25 @@ extension SQLiteSubscriptionStore {
                     original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
                     grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
                     auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
+                    transaction_id = ?, purchased_at = ?, in_app_ownership_type = ?, transaction_signed_at = ?,
                     latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
                     last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
-                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0, receipt_uploaded = receipt_uploaded * ?
+                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
+                    receipt_uploaded = max(receipt_uploaded * ?, ?)
                 WHERE id = ?
                 """).execute(arguments: [
                     state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                     state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                     state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
+                    state.transactionID, state.purchasedAt, state.ownershipType, plan.transactionAsOfMs,
                     latestReceipt, appleStateAtMs,
-                    plan.atMs, plan.atMs, status.code, status.backend.rawValue, plan.keepsUploadedReceiptDue ? 1 : 0,
+                    plan.atMs, plan.atMs, status.code, status.backend.rawValue, plan.keepsUploadedReceiptDue ? 1 : 0, plan.asksApple ? 1 : 0,
                     plan.subscriptionID,
                 ])
         }
         guard let userID = plan.userID else { return }
         for event in plan.events {
-            try writeEvent(db, subscriptionID: plan.subscriptionID, userID: userID, plan: plan, reason: event.reason, old: event.old, new: event.new)
+            try writeEvent(db, subscriptionID: plan.subscriptionID, userID: userID, plan: plan, event: event)
         }
         for chain in plan.discovered {
             try enrollDiscovered(db, chain, userID: userID, plan: plan)
@@ -166,29 +173,30 @@ extension SQLiteSubscriptionStore {
             INSERT INTO subscriptions (
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
+                apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 userID, plan.discoveredReceipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
-                state.expirationIntent, state.cancelledAt, plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code,
-                plan.upstreamStatus?.backend.rawValue,
+                state.expirationIntent, state.cancelledAt, state.transactionID, state.purchasedAt, state.ownershipType, plan.appleStateAtMs,
+                plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
             ])
-        try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, reason: .discovered, old: .unverified, new: state)
+        try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: state))
     }
 
     /// One audit row, in the caller's transaction: who, when, which run, why, which backend
     /// answered with which status, before and after.
-    private static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, plan: RowUpdatePlan, reason: AuditReason, old: SubscriptionState, new: SubscriptionState) throws {
+    private static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, plan: RowUpdatePlan, event: RowUpdatePlan.Event) throws {
         let ms = plan.atMs
         try db.cachedStatement(sql: """
             INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-                entitlement_before, entitlement_after, old_values, new_values, source, notification_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                subscriptionID, userID, plan.runID, ms, reason.rawValue, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
-                old.entitlement(at: ms).rawValue, new.entitlement(at: ms).rawValue, old.auditJSON, new.auditJSON,
-                plan.provenance.source, plan.provenance.notificationID,
+                subscriptionID, userID, plan.runID, ms, event.reason.rawValue, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
+                event.old.entitlement(at: ms).rawValue, event.new.entitlement(at: ms).rawValue, event.old.auditJSON, event.new.auditJSON,
+                plan.provenance.source, plan.provenance.notificationID, event.transactionID, event.revokedAtMs,
             ])
     }
 

@@ -85,9 +85,12 @@ import Testing
         odd.expirationIntent = 2
         odd.cancelledAt = t0
         odd.autoRenewStatus = false
+        odd.transactionID = "t\u{2028}\"x"
+        odd.purchasedAt = t0 - 1
+        odd.ownershipType = "FAMILY_SHARED"
         let decoded = try JSONDecoder().decode(SubscriptionState.self, from: Data(odd.auditJSON.utf8))
         #expect(decoded == odd)
-        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null}"#)
+        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"transaction_id":null}"#)
     }
 
     /// The nightly selection must read indexes, never walk the table (and its receipts).
@@ -145,7 +148,7 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in

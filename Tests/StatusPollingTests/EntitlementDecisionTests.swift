@@ -22,11 +22,13 @@ import Testing
         EntitlementDecision.decide(answer: try response(json).statusAnswer, row: row, bundleID: AppleJSON.bundleID, nowMs: nowMs)
     }
 
-    /// A verified monthly subscriber, renewing automatically, expiring at t0 + 30 days.
+    /// A verified monthly subscriber, renewing automatically, expiring at t0 + 30 days: the
+    /// default transaction of `AppleJSON.Transaction`.
     var verifiedMonthly: SubscriptionState {
         SubscriptionState(
             originalTransactionID: "1000000001", productID: "premium.monthly", environment: "Production",
-            expiresAt: t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly")
+            expiresAt: t0 + 30 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly",
+            transactionID: "2000000001", purchasedAt: t0, ownershipType: "PURCHASED")
     }
 
     @Test func newEnrolmentAdoptsTheChain() throws {
@@ -41,6 +43,8 @@ import Testing
         let json = AppleJSON.valid(transactions: newestFirst ? [new, old] : [old, new], renewals: [R()])
         var expected = verifiedMonthly
         expected.expiresAt = t0 + 60 * day
+        expected.transactionID = "2000000002"
+        expected.purchasedAt = t0 + 30 * day
         #expect(try decide(json, row(verifiedMonthly)) == .adopt(expected, latestReceipt: "UPDATED-RECEIPT"))
         #expect(SubscriptionTransition.between(verifiedMonthly, expected, at: t0 + 29 * day) == .renewed)
     }
@@ -70,6 +74,20 @@ import Testing
         #expect(SubscriptionTransition.between(verifiedMonthly, expected, at: t0 + 31 * day) == .enteredBillingRetry)
     }
 
+    /// A refund of an earlier period shows in `latest_receipt_info` as that entry's cancellation
+    /// date: the columns stay on the current period, and the evidence names the refunded one.
+    @Test func anEarlierRefundedPeriodIsEvidenceNotTheColumns() throws {
+        let refundedEarlier = T(transactionID: "2000000001", purchaseMs: t0, expiresMs: t0 + 30 * day, cancellationMs: t0 + 33 * day)
+        let current = T(transactionID: "2000000002", purchaseMs: t0 + 30 * day, expiresMs: t0 + 60 * day)
+        let json = AppleJSON.valid(transactions: [current, refundedEarlier], renewals: [R()])
+        var expected = verifiedMonthly
+        expected.expiresAt = t0 + 60 * day
+        expected.transactionID = "2000000002"
+        expected.purchasedAt = t0 + 30 * day
+        let evidence = ChainEvidence(revokedPeriods: [RevokedTransaction(transactionID: "2000000001", productID: "premium.monthly", revokedAtMs: t0 + 33 * day)])
+        #expect(try decide(json, row(verifiedMonthly)) == .adopt(expected, latestReceipt: "UPDATED-RECEIPT", evidence: evidence))
+    }
+
     @Test func recoveryClearsRetryGraceAndIntent() throws {
         var inGrace = verifiedMonthly
         inGrace.isInBillingRetry = true
@@ -79,6 +97,8 @@ import Testing
         let json = AppleJSON.valid(transactions: [T(), recovered], renewals: [R(isInBillingRetry: "0")])
         var expected = verifiedMonthly
         expected.expiresAt = t0 + 65 * day
+        expected.transactionID = "2000000002"
+        expected.purchasedAt = t0 + 35 * day
         #expect(try decide(json, row(inGrace)) == .adopt(expected, latestReceipt: "UPDATED-RECEIPT"))
         #expect(SubscriptionTransition.between(inGrace, expected, at: t0 + 35 * day) == .recovered)
     }
@@ -120,7 +140,8 @@ import Testing
         before.expiresAt = t0 + 365 * day
         let expected = SubscriptionState(
             originalTransactionID: "1000000001", productID: "pro.monthly", environment: "Production",
-            expiresAt: t0 + 40 * day, autoRenewStatus: true, autoRenewProductID: "pro.monthly")
+            expiresAt: t0 + 40 * day, autoRenewStatus: true, autoRenewProductID: "pro.monthly", transactionID: "2000000002", purchasedAt: t0 + 10 * day,
+            ownershipType: "PURCHASED")
         #expect(try decide(json, row(before)) == .adopt(expected, latestReceipt: "UPDATED-RECEIPT"))
         #expect(SubscriptionTransition.between(before, expected, at: t0 + 10 * day) == .upgraded)
     }
@@ -151,7 +172,8 @@ import Testing
         // A new row adopts the chain that runs longest, with that chain's own renewal info.
         let adopted = SubscriptionState(
             originalTransactionID: "1000000500", productID: "storage.yearly", environment: "Production",
-            expiresAt: t0 + 365 * day, autoRenewStatus: false, autoRenewProductID: "storage.yearly")
+            expiresAt: t0 + 365 * day, autoRenewStatus: false, autoRenewProductID: "storage.yearly", transactionID: "2000000500", purchasedAt: t0,
+            ownershipType: "PURCHASED")
         #expect(try decide(json, row()) == .adopt(adopted, latestReceipt: "UPDATED-RECEIPT", otherChains: [verifiedMonthly]))
     }
 
@@ -166,7 +188,8 @@ import Testing
         let json = AppleJSON.valid(transactions: [refunded, live], renewals: renewals)
         let refundedState = SubscriptionState(
             originalTransactionID: "1000000777", productID: "premium.yearly", environment: "Production",
-            expiresAt: t0 + 30 * day + 170_000, autoRenewStatus: false, autoRenewProductID: "premium.yearly", cancelledAt: t0 + 2 * day)
+            expiresAt: t0 + 30 * day + 170_000, autoRenewStatus: false, autoRenewProductID: "premium.yearly", cancelledAt: t0 + 2 * day,
+            transactionID: "2000000777", purchasedAt: t0, ownershipType: "PURCHASED")
         // At the run's clock the live chain grants access: adopted; the refunded one is recorded.
         #expect(try decide(json, row(), nowMs: t0 + 10 * day) == .adopt(verifiedMonthly, latestReceipt: "UPDATED-RECEIPT", otherChains: [refundedState]))
         // When no chain grants access (both over), the one that expires last, as before.
@@ -184,7 +207,7 @@ import Testing
             R(), R(originalTransactionID: "1000000500", productID: "storage.yearly", autoRenewProductID: "storage.yearly"),
             R(originalTransactionID: "1000000900", productID: "music.monthly", autoRenewProductID: "music.monthly", expirationIntent: "2", isInBillingRetry: "1", graceEndsMs: t0 + 20 * day),
         ]
-        guard case .adopt(let state, _, let others) = try decide(AppleJSON.valid(transactions: [soon, lapsed, later], renewals: renewals), row(), nowMs: t0 + 10 * day) else {
+        guard case .adopt(let state, _, let others, _) = try decide(AppleJSON.valid(transactions: [soon, lapsed, later], renewals: renewals), row(), nowMs: t0 + 10 * day) else {
             Issue.record("expected adoption"); return
         }
         #expect(state.originalTransactionID == "1000000500")
@@ -195,7 +218,7 @@ import Testing
         let a = T(originalTransactionID: "1000000009", transactionID: "2000000009")
         let b = T(originalTransactionID: "1000000002", transactionID: "2000000002")
         for order in [[a, b], [b, a]] {
-            guard case .adopt(let state, _, _) = try decide(AppleJSON.valid(transactions: order, renewals: []), row()) else {
+            guard case .adopt(let state, _, _, _) = try decide(AppleJSON.valid(transactions: order, renewals: []), row()) else {
                 Issue.record("expected adoption"); return
             }
             #expect(state.originalTransactionID == "1000000002")

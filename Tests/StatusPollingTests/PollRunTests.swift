@@ -96,17 +96,17 @@ import Testing
 
                 #expect(try await db.store.subscription(id: newcomer)?.state == SubscriptionState(
                     originalTransactionID: "otid-new", productID: "premium.monthly", environment: "Production",
-                    expiresAt: t0 + 33 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly"))
+                    expiresAt: t0 + 33 * day, autoRenewStatus: true, autoRenewProductID: "premium.monthly").holding("2000000001", purchasedAt: t0))
                 #expect(try await db.store.subscription(id: newcomer)?.latestReceipt == "NEW-new")
-                #expect(try await db.store.subscription(id: renewing)?.state == verified("otid-renew", expires: t0 + 60 * day))
+                #expect(try await db.store.subscription(id: renewing)?.state == verified("otid-renew", expires: t0 + 60 * day).holding("otid-renew-2", purchasedAt: t0 + 30 * day))
                 #expect(try await db.store.subscription(id: renewing)?.latestReceipt == "NEW-otid-renew")
-                var grace = verified("otid-grace")
+                var grace = verified("otid-grace").holding("2000000001", purchasedAt: t0)
                 grace.isInBillingRetry = true
                 grace.gracePeriodExpiresAt = t0 + 46 * day
                 grace.expirationIntent = 2
                 #expect(try await db.store.subscription(id: failingCharge)?.state == grace)
-                #expect(try await db.store.subscription(id: flaky)?.state == verified("otid-flaky", expires: t0 + 60 * day))
-                var refund = verified("otid-refund")
+                #expect(try await db.store.subscription(id: flaky)?.state == verified("otid-flaky", expires: t0 + 60 * day).holding("otid-flaky-2", purchasedAt: t0 + 30 * day))
+                var refund = verified("otid-refund").holding("2000000001", purchasedAt: t0)
                 refund.cancelledAt = t0 + 20 * day
                 refund.autoRenewStatus = false
                 #expect(try await db.store.subscription(id: refunded)?.state == refund)

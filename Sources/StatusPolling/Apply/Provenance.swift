@@ -1,4 +1,4 @@
-/// Who brought an answer about a row: a nightly run, a backfill, or (next) an App Store Server
+/// Who brought an answer about a row: a nightly run, a backfill, or an App Store Server
 /// Notification. The audit trail records it (`subscription_events.source`, `notification_id`), so
 /// a change can be traced to what caused it.
 public enum Provenance: Sendable, Equatable {
@@ -25,6 +25,12 @@ public enum Provenance: Sendable, Equatable {
         case .backfill: return "backfill"
         case .notification: return "notification"
         }
+    }
+
+    /// The notification's `notificationType` (without its subtype); nil for a run.
+    public var notificationType: String? {
+        guard case .notification(_, let type, _) = self else { return nil }
+        return type.split(separator: "/", maxSplits: 1).first.map(String.init)
     }
 
     /// `subscription_events.notification_id`.

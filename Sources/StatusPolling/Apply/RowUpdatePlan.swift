@@ -3,9 +3,10 @@
 /// plans — SQLite row by row, PostgreSQL in set-based statements, the dry run not at all — so the
 /// product's rules live here once: a deleted row is left alone, an answer for a replaced receipt
 /// is dropped, a new row adopts the first chain of its receipt no other row owns (or records a
-/// conflict and grants nothing), an answer older than the Apple data the row holds changes
-/// nothing (newer Apple data wins, whoever brings it), the contract columns are written with their
-/// bookkeeping, every change gets one audit row, and the receipt's other unowned chains are enrolled.
+/// conflict and grants nothing), an answer about the row's own chain is merged with what the row
+/// holds part by part (``ChainMerge``: a message about another period never moves the row back),
+/// the contract columns are written with their bookkeeping, every change gets one audit row, and
+/// the receipt's other unowned chains are enrolled.
 public struct RowUpdatePlan: Sendable, Equatable {
     /// The row as the writer found it, locked for its transaction.
     public struct LockedRow: Sendable, Equatable {
@@ -19,13 +20,20 @@ public struct RowUpdatePlan: Sendable, Equatable {
         public var appleStateAtMs: Int64?
         /// The run holding the row's lease, on a store shared by workers; nil when none.
         public var leaseRun: Int64?
+        /// When Apple's data about the row's transaction was true (`transaction_signed_at`); nil
+        /// before it was kept.
+        public var transactionAsOfMs: Int64?
 
-        public init(userID: String, holdsReceiptSent: Bool, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil) {
+        public init(
+            userID: String, holdsReceiptSent: Bool, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil,
+            transactionAsOfMs: Int64? = nil
+        ) {
             self.userID = userID
             self.holdsReceiptSent = holdsReceiptSent
             self.state = state
             self.appleStateAtMs = appleStateAtMs
             self.leaseRun = leaseRun
+            self.transactionAsOfMs = transactionAsOfMs
         }
     }
 
@@ -46,6 +54,18 @@ public struct RowUpdatePlan: Sendable, Equatable {
         public var reason: AuditReason
         public var old: SubscriptionState
         public var new: SubscriptionState
+        /// The transaction a change of another period concerns (`subscription_events.transaction_id`).
+        public var transactionID: String? = nil
+        /// When Apple revoked that transaction (`subscription_events.revoked_at`).
+        public var revokedAtMs: Int64? = nil
+
+        public init(reason: AuditReason, old: SubscriptionState, new: SubscriptionState, transactionID: String? = nil, revokedAtMs: Int64? = nil) {
+            self.reason = reason
+            self.old = old
+            self.new = new
+            self.transactionID = transactionID
+            self.revokedAtMs = revokedAtMs
+        }
     }
 
     public var subscriptionID: Int64
@@ -75,6 +95,13 @@ public struct RowUpdatePlan: Sendable, Equatable {
     /// Whether the result counts as written for the run's work (PostgreSQL marks the row done and
     /// releases its lease): false when the row is gone or another run holds its lease.
     public var isWritten: Bool
+    /// When Apple's data about the row's transaction was true, written with the columns.
+    public var transactionAsOfMs: Int64?
+    /// The row is to be asked about at the next run (`receipt_uploaded` set): the messages held
+    /// cannot settle it (Apple's status disagreed with the columns they give).
+    public var asksApple = false
+    /// Whether Apple's status (a V2 notification's) agreed with the columns written; nil: none to check.
+    public var statusAgrees: Bool?
 
     /// The plan of `result` for the row as locked (nil: deleted). `ownerOf` answers which row owns
     /// an `original_transaction_id` as the transaction sees it (this row's own id is ignored).
@@ -115,12 +142,29 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 self.result = .superseded
                 return
             }
-            if let held = current.appleStateAtMs, update.appleStateAtMs < held {
+            var state = update.state
+            var adoptedInstead: SubscriptionState?
+            var appleStateAtMs = update.appleStateAtMs
+            transactionAsOfMs = update.appleStateAtMs
+            if let chain = state.originalTransactionID, chain == current.state.originalTransactionID {
+                // The row's own chain: the answer's parts merged with what the row holds.
+                let merge = ChainMerge(held: current, update: update)
+                if merge.isOlder, merge.state == current.state, merge.periodEvents.isEmpty {
+                    events = [Event(reason: .stale, old: current.state, new: update.state)]
+                    self.result = .stale
+                    return
+                }
+                state = merge.state
+                appleStateAtMs = merge.appleStateAtMs
+                transactionAsOfMs = merge.transactionAsOfMs
+                events = merge.periodEvents
+                asksApple = merge.asksApple
+                statusAgrees = merge.statusAgrees
+            } else if let held = current.appleStateAtMs, update.appleStateAtMs < held {
                 events = [Event(reason: .stale, old: current.state, new: update.state)]
                 self.result = .stale
                 return
             }
-            var state = update.state
             if let chain = state.originalTransactionID, chain != current.state.originalTransactionID {
                 let adoption = try ChainAdoption(candidates: [state] + update.otherChains) { otid in
                     try ownerOf(otid).flatMap { $0 == id ? nil : $0 }
@@ -132,16 +176,17 @@ public struct RowUpdatePlan: Sendable, Equatable {
                     self.result = .conflict(owner: owner)
                     return
                 case .adopt(let adopted, let others):
+                    if adopted != state { adoptedInstead = adopted }
                     state = adopted
                     discovered = others
                     discoveredReceipt = update.latestReceipt ?? update.receiptSent
                 }
             }
-            columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus, appleStateAtMs: update.appleStateAtMs)
-            if current.state != state {
-                events = [Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state)]
+            columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus, appleStateAtMs: appleStateAtMs)
+            if current.state != state, !state.onlyGainsTransactionIdentity(from: current.state) {
+                events.append(Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state))
             }
-            self.result = .written(previous: current.state, adopted: state == update.state ? nil : state, discovered: discovered.count)
+            self.result = .written(previous: current.state, adopted: adoptedInstead, discovered: discovered.count)
         }
     }
 

@@ -11,6 +11,9 @@ public enum ContractColumn: String, CaseIterable, CodingKey, Sendable {
     case autoRenewProductID = "auto_renew_product_id"
     case expirationIntent = "expiration_intent"
     case cancelledAt = "cancelled_at"
+    case transactionID = "transaction_id"
+    case purchasedAt = "purchased_at"
+    case ownershipType = "in_app_ownership_type"
 
     /// This column's value in `state`.
     public func value(in state: SubscriptionState) -> ContractValue {
@@ -25,6 +28,9 @@ public enum ContractColumn: String, CaseIterable, CodingKey, Sendable {
         case .autoRenewProductID: return .text(state.autoRenewProductID)
         case .expirationIntent: return .number(state.expirationIntent)
         case .cancelledAt: return .time(state.cancelledAt)
+        case .transactionID: return .text(state.transactionID)
+        case .purchasedAt: return .time(state.purchasedAt)
+        case .ownershipType: return .text(state.ownershipType)
         }
     }
 }
@@ -33,5 +39,19 @@ extension SubscriptionState {
     /// The contract columns whose values differ between `self` and `other`, in schema order.
     public func changedColumns(comparedWith other: SubscriptionState) -> [ContractColumn] {
         ContractColumn.allCases.filter { $0.value(in: self) != $0.value(in: other) }
+    }
+}
+
+extension SubscriptionState {
+    /// Whether `self` differs from `old` only by the transaction's identity appearing
+    /// (`transaction_id`, `purchased_at`, `in_app_ownership_type` from NULL): a row verified before
+    /// those columns were kept learns them on its next answer, which is no change to record.
+    func onlyGainsTransactionIdentity(from old: SubscriptionState) -> Bool {
+        guard old.transactionID == nil, old.purchasedAt == nil, old.ownershipType == nil else { return false }
+        var filled = old
+        filled.transactionID = transactionID
+        filled.purchasedAt = purchasedAt
+        filled.ownershipType = ownershipType
+        return filled == self
     }
 }

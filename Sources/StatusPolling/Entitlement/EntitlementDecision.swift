@@ -10,7 +10,8 @@ public enum EntitlementDecision {
         /// Write these contract columns, and this receipt when Apple sent a newer one. For a row
         /// that owns no chain yet, `otherChains` are the receipt's other subscriptions in order of
         /// preference: the store adopts the first chain no other row owns and records the rest.
-        case adopt(SubscriptionState, latestReceipt: String?, otherChains: [SubscriptionState] = [])
+        /// `evidence` says what else the answer knows of the adopted (or owned) chain.
+        case adopt(SubscriptionState, latestReceipt: String?, otherChains: [SubscriptionState] = [], evidence: ChainEvidence = ChainEvidence())
         /// Change no contract column: the answer cannot be trusted or does not concern this row.
         case reject(VerificationFailure)
     }
@@ -27,14 +28,15 @@ public enum EntitlementDecision {
             guard let chain = chains.first(where: { $0.originalTransactionID == owned }) else {
                 return .reject(.init(.chainNotInReceipt, "original_transaction_id \(owned) is not in the answer"))
             }
-            return .adopt(state(of: chain, answer: answer, row: row), latestReceipt: answer.latestReceipt)
+            return .adopt(state(of: chain, answer: answer, row: row), latestReceipt: answer.latestReceipt, evidence: evidence(of: chain, answer: answer))
         }
         // A new enrolment: every chain of the receipt, the preferred first.
         let candidates = chains.map { state(of: $0, answer: answer, row: row) }.sorted { preferred($0, over: $1, nowMs: nowMs) }
         guard let first = candidates.first else {
             return .reject(.init(.noSubscriptionInReceipt, "the receipt holds no auto-renewable subscription"))
         }
-        return .adopt(first, latestReceipt: answer.latestReceipt, otherChains: Array(candidates.dropFirst()))
+        let adopted = chains.first { $0.originalTransactionID == first.originalTransactionID }!
+        return .adopt(first, latestReceipt: answer.latestReceipt, otherChains: Array(candidates.dropFirst()), evidence: evidence(of: adopted, answer: answer))
     }
 
     /// The adoption rule for a new row: a chain that grants access at the run's clock (not
@@ -51,6 +53,20 @@ public enum EntitlementDecision {
         return (lhs.originalTransactionID ?? "") < (rhs.originalTransactionID ?? "")
     }
 
+    /// What `answer` knows of `chain` beyond its columns: its scope, Apple's status, and the
+    /// periods other than the effective one Apple revoked (an upgrade's old period is dated too,
+    /// but is no refund).
+    static func evidence(of chain: SubscriptionChain, answer: StatusAnswer) -> ChainEvidence {
+        let effective = chain.effective
+        let revoked = chain.transactions.compactMap { transaction -> RevokedTransaction? in
+            guard let revokedAt = transaction.revocationDateMs, !transaction.isUpgraded, transaction != effective else { return nil }
+            return RevokedTransaction(transactionID: transaction.transactionID, productID: transaction.productID, revokedAtMs: revokedAt)
+        }
+        return ChainEvidence(
+            scope: answer.scope, revokedPeriods: revoked.sorted { ($0.revokedAtMs, $0.transactionID ?? "") < ($1.revokedAtMs, $1.transactionID ?? "") },
+            isUpgraded: answer.scope == .oneTransaction && effective.isUpgraded, appleStatus: answer.subscriptionStatus)
+    }
+
     /// The contract columns `chain` and its renewal info give.
     private static func state(of chain: SubscriptionChain, answer: StatusAnswer, row: SubscriptionRow) -> SubscriptionState {
         let renewal = answer.renewals.first { $0.originalTransactionID == chain.originalTransactionID }
@@ -65,7 +81,10 @@ public enum EntitlementDecision {
             autoRenewStatus: renewal?.autoRenewStatus,
             autoRenewProductID: renewal?.autoRenewProductID,
             expirationIntent: renewal?.expirationIntent,
-            cancelledAt: effective.revocationDateMs
+            cancelledAt: effective.revocationDateMs,
+            transactionID: effective.transactionID,
+            purchasedAt: effective.purchaseDateMs,
+            ownershipType: effective.ownershipType
         )
     }
 }

@@ -23,12 +23,19 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     public var expirationIntent: Int?
     /// `cancelled_at`: `cancellation_date_ms` of the effective transaction (refund or revocation).
     public var cancelledAt: Int64?
+    /// `transaction_id` of the effective transaction: which period of the chain the row holds, so a
+    /// message about another period (a refund of last month) is known for what it is.
+    public var transactionID: String?
+    /// `purchased_at`: `purchase_date_ms` of the effective transaction, when the current period began.
+    public var purchasedAt: Int64?
+    /// `in_app_ownership_type`: "PURCHASED", or "FAMILY_SHARED" for access through Family Sharing.
+    public var ownershipType: String?
 
     public init(
         originalTransactionID: String? = nil, productID: String? = nil, environment: String? = nil,
         expiresAt: Int64? = nil, gracePeriodExpiresAt: Int64? = nil, isInBillingRetry: Bool = false,
         autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
-        cancelledAt: Int64? = nil
+        cancelledAt: Int64? = nil, transactionID: String? = nil, purchasedAt: Int64? = nil, ownershipType: String? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -40,6 +47,9 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
         self.autoRenewProductID = autoRenewProductID
         self.expirationIntent = expirationIntent
         self.cancelledAt = cancelledAt
+        self.transactionID = transactionID
+        self.purchasedAt = purchasedAt
+        self.ownershipType = ownershipType
     }
 
     /// The contract's column names, for the audit trail's JSON.
@@ -58,6 +68,9 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
         try c.encode(autoRenewProductID, forKey: .autoRenewProductID)
         try c.encode(expirationIntent, forKey: .expirationIntent)
         try c.encode(cancelledAt, forKey: .cancelledAt)
+        try c.encode(transactionID, forKey: .transactionID)
+        try c.encode(purchasedAt, forKey: .purchasedAt)
+        try c.encode(ownershipType, forKey: .ownershipType)
     }
 
     /// A row the web service has just inserted: nothing verified yet.

@@ -17,6 +17,8 @@ public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, Cod
     case autoRenewOff = "auto_renew_off"
     /// Apple refunded or revoked the effective transaction.
     case refunded
+    /// Apple reversed the refund of the effective transaction (`REFUND_REVERSED`): access is back.
+    case refundReversed = "refund_reversed"
     /// The effective product changed within the subscription group.
     case upgraded
     /// A contract column changed in another way (auto-renew back on, environment, intent, …).
@@ -31,6 +33,7 @@ public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, Cod
         if old == new { return .unchanged }
         if old.originalTransactionID == nil { return .firstVerified }
         if new.cancelledAt != nil, old.cancelledAt == nil { return .refunded }
+        if old.cancelledAt != nil, new.cancelledAt == nil, (new.expiresAt ?? .min) <= (old.expiresAt ?? .min) { return .refundReversed }
         let wasRetrying = old.isInBillingRetry || old.gracePeriodExpiresAt != nil
         if let newExpiry = new.expiresAt, newExpiry > (old.expiresAt ?? .min) {
             if old.productID != nil, new.productID != old.productID { return .upgraded }

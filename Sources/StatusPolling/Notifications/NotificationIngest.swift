@@ -25,11 +25,12 @@ public struct NotificationIngest: Sendable {
             return .settled(.otherEnvironment)
         }
         guard let answer = notification.answer, row.state.originalTransactionID == nil || row.state.originalTransactionID == notification.originalTransactionID,
-            case .adopt(let state, let latestReceipt, let otherChains) = EntitlementDecision.decide(answer: answer, row: row, bundleID: bundleID, nowMs: nowMs)
+            case .adopt(let state, let latestReceipt, let otherChains, let evidence) = EntitlementDecision.decide(answer: answer, row: row, bundleID: bundleID, nowMs: nowMs)
         else { return .settled(.ignored) }
         return .write(.verified(VerifiedUpdate(
             subscriptionID: row.id, provenance: notification.provenance, receiptSent: nil, state: state, otherChains: otherChains,
-            latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, appleStateAtMs: notification.appleStateAtMs)))
+            latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, appleStateAtMs: notification.appleStateAtMs,
+            evidence: evidence)))
     }
 
     /// The outcome a written plan comes to.

@@ -26,14 +26,16 @@ public struct SignedNotification: Sendable {
     /// The chain it is about, which names the row it may change.
     public var originalTransactionID: String? { transaction?.originalTransactionId }
 
-    /// Its data as a backend's answer about the chain — the same shape as the App Store Server
-    /// API's latest transaction and renewal info, for the app its transaction names — for
-    /// `EntitlementDecision`; nil without a transaction. It carries no receipt: the row keeps its own.
+    /// Its data as a backend's answer about the chain — a transaction of the chain (not always
+    /// the current period: a refund of last month names last month's) and the renewal info, for
+    /// the app its transaction names — for `EntitlementDecision`; nil without a transaction. It
+    /// carries no receipt: the row keeps its own.
     public var answer: StatusAnswer? {
         guard let transaction else { return nil }
         return StatusAnswer(
             upstreamStatus: UpstreamStatus(backend: .notification, code: status ?? 0), bundleID: transaction.bundleId, environment: environment?.rawValue,
-            transactions: [ServerAPIClient.transaction(transaction)], renewals: renewal.map { [ServerAPIClient.renewal($0)] } ?? [])
+            transactions: [ServerAPIClient.transaction(transaction)], renewals: renewal.map { [ServerAPIClient.renewal($0)] } ?? [],
+            scope: .oneTransaction, subscriptionStatus: status.flatMap(AppleSubscriptionStatus.init(rawValue:)))
     }
 }
 

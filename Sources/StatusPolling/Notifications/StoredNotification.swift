@@ -15,10 +15,16 @@ public struct StoredNotification: Sendable, Equatable {
     /// The row it was applied to (or found stale, conflicting… against); nil when unmatched.
     public var subscriptionID: Int64?
     public var userID: String?
+    /// A V2 notification's `data.status` (1 active … 5 revoked), as of its `signedDate`.
+    public var appleStatus: Int?
+    /// Whether the row, once the notification was applied, said what Apple's status says; false:
+    /// the row was marked to be asked again. Nil: no status, or not applied.
+    public var statusAgrees: Bool?
 
     public init(
         id: String, version: Int, type: String, subtype: String?, signedAtMs: Int64?, appleStateAtMs: Int64, originalTransactionID: String?,
-        appAccountToken: String?, environment: String?, source: String, receivedAtMs: Int64, outcome: String, subscriptionID: Int64?, userID: String?
+        appAccountToken: String?, environment: String?, source: String, receivedAtMs: Int64, outcome: String, subscriptionID: Int64?, userID: String?,
+        appleStatus: Int? = nil, statusAgrees: Bool? = nil
     ) {
         self.id = id
         self.version = version
@@ -34,6 +40,8 @@ public struct StoredNotification: Sendable, Equatable {
         self.outcome = outcome
         self.subscriptionID = subscriptionID
         self.userID = userID
+        self.appleStatus = appleStatus
+        self.statusAgrees = statusAgrees
     }
 
     /// `DID_RENEW/BILLING_RECOVERY`, or the type alone.

@@ -16,10 +16,13 @@ public struct TrailEvent: Sendable, Equatable {
     /// `atMs - notifiedAtMs` is how long Apple's news took to reach the row.
     public var notifiedAtMs: Int64?
     public var new: TrailState
+    /// `revoked_at`: for a refund of a period other than the row's (`refunded_earlier_period`),
+    /// when Apple refunded it, ms.
+    public var revokedAtMs: Int64?
 
     public init(
         id: Int64, subscriptionID: Int64, atMs: Int64, reason: String, environment: String?, source: String? = nil, notifiedAtMs: Int64? = nil,
-        new: TrailState
+        new: TrailState, revokedAtMs: Int64? = nil
     ) {
         self.id = id
         self.subscriptionID = subscriptionID
@@ -29,6 +32,7 @@ public struct TrailEvent: Sendable, Equatable {
         self.source = source
         self.notifiedAtMs = notifiedAtMs
         self.new = new
+        self.revokedAtMs = revokedAtMs
     }
 
     /// An event of a whole row's columns (a hand-built trail).

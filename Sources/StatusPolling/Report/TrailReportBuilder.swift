@@ -100,11 +100,15 @@ public struct TrailReportBuilder {
         case "recovered": moved(.recovered, week)
         case "upgraded": moved(.upgraded, week)
         case "expired": moved(.expired, week)
-        case "refunded": moved(.refunded, week)
+        case "refunded", AuditReason.refundedEarlierPeriod.rawValue: moved(.refunded, week)
         default: break
         }
         if entered { moved(.enteredBillingTrouble, week) }
         if let refunded = event.new.cancelledAt, known != nil ? old.cancelledAt == nil : Self.refundedAt(event) {
+            refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
+        }
+        // A refund of an earlier period: a refund by its own date, and no access taken.
+        if event.reason == AuditReason.refundedEarlierPeriod.rawValue, let refunded = event.revokedAtMs {
             refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
         }
         let source = TrailReport.sourceNames.firstIndex(of: event.source ?? "unknown") ?? TrailReport.sourceNames.count - 1

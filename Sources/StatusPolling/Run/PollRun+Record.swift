@@ -56,10 +56,10 @@ extension PollRun {
         switch result.decision {
         case .fail(let failure):
             return .failed(.init(subscriptionID: row.id, provenance: provenance, failure: failure, attemptedAtMs: configuration.nowMs))
-        case .adopt(let state, let otherChains, let receipt, let status):
+        case .adopt(let state, let otherChains, let receipt, let status, let evidence):
             return .verified(.init(
                 subscriptionID: row.id, provenance: provenance, receiptSent: row.latestReceipt, state: state, otherChains: otherChains, latestReceipt: receipt,
-                upstreamStatus: status, verifiedAtMs: configuration.nowMs))
+                upstreamStatus: status, verifiedAtMs: configuration.nowMs, evidence: evidence))
         }
     }
 

@@ -325,7 +325,7 @@ public struct PollRun: Sendable {
     /// What one row came to before anything is written.
     struct RowResult: Sendable {
         enum Decision: Sendable {
-            case adopt(SubscriptionState, otherChains: [SubscriptionState], latestReceipt: String?, status: UpstreamStatus)
+            case adopt(SubscriptionState, otherChains: [SubscriptionState], latestReceipt: String?, status: UpstreamStatus, evidence: ChainEvidence)
             case fail(VerificationFailure)
         }
         var row: SubscriptionRow
@@ -343,8 +343,10 @@ public struct PollRun: Sendable {
             return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)
         case .answered(let answer):
             switch EntitlementDecision.decide(answer: answer, row: row, bundleID: configuration.bundleID, nowMs: configuration.nowMs) {
-            case .adopt(let state, let receipt, let otherChains):
-                return RowResult(row: row, decision: .adopt(state, otherChains: otherChains, latestReceipt: receipt, status: answer.upstreamStatus), stats: lookup.stats)
+            case .adopt(let state, let receipt, let otherChains, let evidence):
+                return RowResult(
+                    row: row, decision: .adopt(state, otherChains: otherChains, latestReceipt: receipt, status: answer.upstreamStatus, evidence: evidence),
+                    stats: lookup.stats)
             case .reject(var failure):
                 failure.upstreamStatus = answer.upstreamStatus
                 return RowResult(row: row, decision: .fail(failure), stats: lookup.stats)

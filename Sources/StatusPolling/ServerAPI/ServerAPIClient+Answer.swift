@@ -94,7 +94,7 @@ extension ServerAPIClient {
         SubscriptionTransaction(
             productID: payload.productId, transactionID: payload.transactionId, originalTransactionID: payload.originalTransactionId,
             purchaseDateMs: payload.purchaseDate, expiresDateMs: payload.expiresDate, revocationDateMs: payload.revocationDate,
-            isUpgraded: payload.isUpgraded ?? false)
+            isUpgraded: payload.isUpgraded ?? false, ownershipType: payload.inAppOwnershipType)
     }
 
     static func renewal(_ payload: JWSRenewalInfoPayload) -> SubscriptionRenewalInfo {

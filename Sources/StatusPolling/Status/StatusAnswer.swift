@@ -14,10 +14,16 @@ public struct StatusAnswer: Sendable, Equatable {
     public var renewals: [SubscriptionRenewalInfo]
     /// The receipt to store in place of the one sent (verifyReceipt's `latest_receipt`); nil keeps it.
     public var latestReceipt: String?
+    /// How much of each chain the answer speaks for: its latest transaction (a poll), or one
+    /// transaction that may be an earlier period (a V2 notification).
+    public var scope: AnswerScope
+    /// Apple's verdict on the subscription as of the answer (a V2 notification's `data.status`).
+    public var subscriptionStatus: AppleSubscriptionStatus?
 
     public init(
         upstreamStatus: UpstreamStatus, bundleID: String?, environment: String?, transactions: [SubscriptionTransaction],
-        renewals: [SubscriptionRenewalInfo], latestReceipt: String? = nil
+        renewals: [SubscriptionRenewalInfo], latestReceipt: String? = nil, scope: AnswerScope = .latestTransaction,
+        subscriptionStatus: AppleSubscriptionStatus? = nil
     ) {
         self.upstreamStatus = upstreamStatus
         self.bundleID = bundleID
@@ -25,5 +31,7 @@ public struct StatusAnswer: Sendable, Equatable {
         self.transactions = transactions
         self.renewals = renewals
         self.latestReceipt = latestReceipt
+        self.scope = scope
+        self.subscriptionStatus = subscriptionStatus
     }
 }

@@ -13,10 +13,13 @@ public struct SubscriptionTransaction: Sendable, Equatable {
     public var revocationDateMs: Int64?
     /// The user upgraded away from this transaction.
     public var isUpgraded: Bool
+    /// `in_app_ownership_type`: "PURCHASED" or "FAMILY_SHARED".
+    public var ownershipType: String?
 
     public init(
         productID: String?, transactionID: String? = nil, originalTransactionID: String?, purchaseDateMs: Int64? = nil,
-        expiresDateMs: Int64?, revocationDateMs: Int64? = nil, isUpgraded: Bool = false
+        expiresDateMs: Int64?, revocationDateMs: Int64? = nil, isUpgraded: Bool = false,
+        ownershipType: String? = nil
     ) {
         self.productID = productID
         self.transactionID = transactionID
@@ -25,5 +28,6 @@ public struct SubscriptionTransaction: Sendable, Equatable {
         self.expiresDateMs = expiresDateMs
         self.revocationDateMs = revocationDateMs
         self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
     }
 }

@@ -22,11 +22,14 @@ public struct VerifiedUpdate: Sendable, Equatable {
     /// When Apple's data in `state` was true: a signed payload's `signedDate`, or when Apple was
     /// asked. A row holding data from later is not overwritten (newer Apple data wins).
     public var appleStateAtMs: Int64
+    /// What the answer knows of the chain beyond `state`, for merging it with what the row holds.
+    public var evidence: ChainEvidence
 
     /// `provenance` defaults to a poll by `runID`; `appleStateAtMs` to `verifiedAtMs`.
     public init(
         subscriptionID: Int64, runID: Int64? = nil, provenance: Provenance? = nil, receiptSent: String?, state: SubscriptionState,
-        otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64, appleStateAtMs: Int64? = nil
+        otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64, appleStateAtMs: Int64? = nil,
+        evidence: ChainEvidence = ChainEvidence()
     ) {
         self.subscriptionID = subscriptionID
         self.provenance = provenance ?? .poll(runID: runID)
@@ -37,5 +40,6 @@ public struct VerifiedUpdate: Sendable, Equatable {
         self.latestReceipt = latestReceipt
         self.upstreamStatus = upstreamStatus
         self.verifiedAtMs = verifiedAtMs
+        self.evidence = evidence
     }
 }

@@ -78,7 +78,7 @@ extension ResponseFuzzTests {
 
     /// The state and receipt an adoption writes.
     static func adoption(_ outcome: EntitlementDecision.Outcome) -> (state: SubscriptionState, latestReceipt: String?)? {
-        guard case .adopt(let state, let receipt, _) = outcome else { return nil }
+        guard case .adopt(let state, let receipt, _, _) = outcome else { return nil }
         return (state, receipt)
     }
 

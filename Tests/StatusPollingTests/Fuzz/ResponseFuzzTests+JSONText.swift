@@ -58,7 +58,8 @@ extension ResponseFuzzTests {
             return key == "bundle_id" ? .string : .ignored
         case .transaction:
             switch key {
-            case "product_id", "transaction_id", "original_transaction_id", "cancellation_reason", "subscription_group_identifier": return .string
+            case "product_id", "transaction_id", "original_transaction_id", "cancellation_reason", "subscription_group_identifier", "in_app_ownership_type":
+                return .string
             case "purchase_date_ms", "expires_date_ms", "cancellation_date_ms": return .int64
             case "is_upgraded", "is_trial_period", "is_in_intro_offer_period": return .bool
             default: return .ignored

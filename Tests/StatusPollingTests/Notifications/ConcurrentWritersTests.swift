@@ -29,12 +29,13 @@ import Testing
             }
             // Even rows get a notification signed an hour after the night's poll, odd rows one
             // signed an hour before it; the first third arrive before the run, the second during it,
-            // the last after it.
+            // the last after it. Each is about the period the poll hears of (the same transaction,
+            // signed at another instant: a renewal date extension, say), so only the instant decides.
             func body(_ index: Int) throws -> [UInt8] {
-                let newer = index % 2 == 0
+                let newer = index % 2 == 0, chain = "\(5_000_000 + index)"
                 return Array(try JSONSerialization.data(withJSONObject: Server.signed(
-                    pki, uuid: "n-\(index)", chain: "\(5_000_000 + index)", signedAt: Self.night + (newer ? Self.hour : -Self.hour),
-                    expires: newer ? Self.notified : Self.night + 5 * Self.hour)))
+                    pki, uuid: "n-\(index)", chain: chain, signedAt: Self.night + (newer ? Self.hour : -Self.hour),
+                    expires: newer ? Self.notified : Self.night + 5 * Self.hour, transaction: ["transactionId": "\(chain)9", "purchaseDate": Self.night])))
             }
             let receiver = Server.receiver(db.store, pki: pki, now: Self.night + 2 * Self.hour)
             var replies: [Int: NotificationReceiver.Reply] = [:]

@@ -106,6 +106,8 @@ import Testing
             #expect(try await db.store.history(userID: "u").map(\.notificationID) == ["after"])
             var renewed = NotificationIngestTests.monthly
             renewed.expiresAt = 1_791_600_000_000
+            renewed.transactionID = "1000000123"
+            renewed.purchasedAt = 1_789_000_000_000
             #expect(try await db.store.subscription(id: id)?.state == renewed)
         }
     }

@@ -39,6 +39,8 @@ import Testing
             #expect(try await db.store.receive([renewed, renewed], ingest: Self.ingest, nowMs: now) == [.applied, .duplicate])
             var after = before
             after.expiresAt = 1_791_600_000_000
+            after.transactionID = "1000000123"
+            after.purchasedAt = 1_789_000_000_000
             #expect(try await db.store.subscription(id: id)?.state == after)
             #expect(try await db.store.subscription(id: id)?.latestReceipt == "R")
             #expect(try await db.row("SELECT apple_state_at, last_status_backend, last_apple_status, last_verified_at FROM subscriptions WHERE id = \(id)") == [
@@ -62,7 +64,7 @@ import Testing
             #expect(stored[0] == StoredNotification(
                 id: "n-new", version: 2, type: "DID_RENEW", subtype: nil, signedAtMs: Kit.signedDate, appleStateAtMs: Kit.signedDate,
                 originalTransactionID: "1000000100", appAccountToken: nil, environment: "Production", source: "push", receivedAtMs: Kit.signedDate + 1_000,
-                outcome: "applied", subscriptionID: id, userID: "u"))
+                outcome: "applied", subscriptionID: id, userID: "u", appleStatus: 1, statusAgrees: true))
             #expect(try await db.row("SELECT count(*) AS n FROM app_store_notifications WHERE signed_payload IS NOT NULL") == ["n": "0"])
         }
     }

@@ -24,6 +24,21 @@ import Testing
             autoRenewStatus: true, autoRenewProductID: "com.example.premium.monthly")
     }
 
+    /// A row that knows its period (verified since transaction ids are kept): bought 30 days
+    /// before `expires`.
+    @Sendable static func holdingCurrentPeriod(_ chain: String) -> SubscriptionState {
+        var s = before(chain)
+        s.transactionID = "current-1"
+        s.purchasedAt = expires - 2_592_000_000
+        s.ownershipType = "PURCHASED"
+        return s
+    }
+
+    /// The period before the row's: over for three days when the messages about it are signed.
+    static let earlierPeriod: [String: any Sendable] = [
+        "transactionId": "earlier-1", "purchaseDate": expires - 2 * 2_592_000_000, "expiresDate": expires - 2_592_000_000,
+    ]
+
     struct Case: Sendable, CustomStringConvertible {
         var type: String
         var subtype: String?
@@ -34,6 +49,11 @@ import Testing
         /// The row before, when not ``before(_:)``.
         var rowBefore: (@Sendable (String) -> SubscriptionState)?
         var outcome: NotificationOutcome
+        /// The row takes the message's transaction as its own (its id and purchase date): every
+        /// case but a message about another period than the row's.
+        var takesTransaction = true
+        /// The reasons of the audit rows it writes, when not the transition alone.
+        var trail: [String]? = nil
         var after: @Sendable (inout SubscriptionState) -> Void = { _ in }
 
         var description: String { subtype.map { "\(type)/\($0)" } ?? type }
@@ -117,6 +137,23 @@ import Testing
         Case(type: "RENEWAL_EXTENSION", subtype: "SUMMARY", transaction: nil, outcome: .ignored),
         Case(type: "TEST", transaction: nil, outcome: .ignored),
         Case(type: "RESCIND_CONSENT", transaction: nil, outcome: .ignored),
+        // A message about another period than the row's (genuine Apple traffic): the refund request
+        // and the refund of last month while this month is paid for, its reversal, and an upgrade
+        // from a yearly plan to a monthly one that expires sooner.
+        Case(type: "CONSUMPTION_REQUEST", transaction: earlierPeriod, rowBefore: holdingCurrentPeriod, outcome: .unchanged, takesTransaction: false, trail: []),
+        Case(type: "REFUND", transaction: earlierPeriod.merging(["revocationDate": refunded, "revocationReason": 0]) { $1 }, rowBefore: holdingCurrentPeriod,
+             outcome: .unchanged, takesTransaction: false, trail: ["refunded_earlier_period"]),
+        Case(type: "REFUND_REVERSED", transaction: earlierPeriod, rowBefore: holdingCurrentPeriod, outcome: .unchanged, takesTransaction: false,
+             trail: ["refund_reversed_earlier_period"]),
+        Case(type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE",
+             transaction: ["transactionId": "upgraded-1", "productId": "com.example.premium.pro", "purchaseDate": expires - 20 * 86_400_000, "expiresDate": expires + 10 * 86_400_000],
+             renewal: ["productId": "com.example.premium.pro", "autoRenewProductId": "com.example.premium.pro"],
+             rowBefore: { var s = holdingCurrentPeriod($0); s.productID = "com.example.basic.yearly"; s.expiresAt = expires + 300 * 86_400_000; return s },
+             outcome: .applied) { s in
+            s.productID = "com.example.premium.pro"
+            s.expiresAt = expires + 10 * 86_400_000
+            s.autoRenewProductID = "com.example.premium.pro"
+        },
         // A type Apple adds later: stored, and applied as its data says.
         Case(type: "SOMETHING_NEW_IN_2027", subtype: "WHATEVER", transaction: ["expiresDate": renewedUntil], outcome: .applied) { $0.expiresAt = renewedUntil },
     ]
@@ -148,7 +185,15 @@ import Testing
                 #expect(outcome == [c.outcome], "\(c)")
                 var expected = before
                 c.after(&expected)
+                if let changes = c.transaction, c.takesTransaction {
+                    expected.transactionID = changes["transactionId"] as? String ?? "1000000123"
+                    expected.purchasedAt = changes["purchaseDate"] as? Int64 ?? Self.bought
+                    expected.ownershipType = nil  // the test transactions carry no inAppOwnershipType
+                }
                 #expect(try await db.store.subscription(id: id)?.state == expected, "\(c)")
+                if let trail = c.trail {
+                    #expect(try await db.store.history(userID: "user-\(index)").map(\.reason) == trail, "\(c)")
+                }
                 let stored = try await db.store.notifications(NotificationQuery(userID: c.transaction == nil ? nil : "user-\(index)", limit: 1000))
                 #expect(stored.first { $0.id == "type-\(index)" }?.name == c.description, "\(c)")
             }
@@ -205,6 +250,9 @@ import Testing
                 var expected = before
                 c.after(&expected)
                 #expect(outcome == [expected == before ? .unchanged : .applied], "\(c.type)")
+                // The receipt data's transaction is the row's from now on.
+                expected.transactionID = "\(chain)9"
+                expected.purchasedAt = expected.expiresAt! - 2_592_000_000
                 let row = try #require(try await db.store.subscription(id: id))
                 #expect(row.state == expected, "\(c.type)")
                 #expect(row.latestReceipt == "R-latest", "\(c.type)")

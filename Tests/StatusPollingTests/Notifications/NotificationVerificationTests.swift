@@ -60,7 +60,8 @@ import X509
         let decided = EntitlementDecision.decide(answer: answer, row: row, bundleID: Kit.bundle, nowMs: Kit.signedDate)
         #expect(decided == .adopt(SubscriptionState(
             originalTransactionID: "1000000100", productID: "com.example.premium.monthly", environment: "Production", expiresAt: 1_791_600_000_000,
-            autoRenewStatus: true, autoRenewProductID: "com.example.premium.yearly"), latestReceipt: nil))
+            autoRenewStatus: true, autoRenewProductID: "com.example.premium.yearly", transactionID: "1000000123", purchasedAt: 1_789_000_000_000),
+            latestReceipt: nil, evidence: ChainEvidence(scope: .oneTransaction, appleStatus: .active)))
     }
 
     @Test func aSandboxNotificationNeedsNoAppAppleIDAndOneWithoutDataTouchesNoRow() async throws {

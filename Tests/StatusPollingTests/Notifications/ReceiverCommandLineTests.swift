@@ -115,9 +115,9 @@ import Testing
             let text = try await StatusPollerProcess.launch(["notifications", "list", "--database", path]).outcome()
             #expect(text.status == 0)
             #expect(text.stdout == """
-                received (UTC)         v  notification                         outcome            original_transaction_id  row       user
-                2026-09-21 14:13:22    2 DID_RENEW                            unmatched          9999                     -         -
-                2026-09-21 14:13:21    2 DID_RENEW                            applied            1000000100               \(String(id) + String(repeating: " ", count: 9 - String(id).count)) u
+                received (UTC)         v  notification                         outcome            status     original_transaction_id  row       user
+                2026-09-21 14:13:22    2 DID_RENEW                            unmatched          1          9999                     -         -
+                2026-09-21 14:13:21    2 DID_RENEW                            applied            1          1000000100               \(String(id) + String(repeating: " ", count: 9 - String(id).count)) u
 
                 """)
             let unmatched = try await StatusPollerProcess.launch(["notifications", "list", "--database", path, "--unmatched", "--format", "json"]).outcome()

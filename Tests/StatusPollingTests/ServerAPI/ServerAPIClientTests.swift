@@ -49,13 +49,14 @@ import Testing
         #expect(outcome == .adopt(SubscriptionState(
             originalTransactionID: "1000000100", productID: "com.example.premium.monthly", environment: "Production",
             expiresAt: 1_791_600_000_000, gracePeriodExpiresAt: 1_792_000_000_000, isInBillingRetry: true, autoRenewStatus: true,
-            autoRenewProductID: "com.example.premium.yearly", expirationIntent: 2, cancelledAt: nil), latestReceipt: nil))
+            autoRenewProductID: "com.example.premium.yearly", expirationIntent: 2, cancelledAt: nil, transactionID: "1000000123",
+            purchasedAt: 1_789_000_000_000), latestReceipt: nil))
     }
 
     @Test func aRefundSetsCancelledAt() async throws {
         let entry = answers.lastTransaction("1000000100", status: 5, transaction: ["revocationDate": 1_789_500_000_000], renewal: ["autoRenewStatus": 0])
         let (result, _, _) = try await lookup { await $0.script("1000000100", [.json(answers.statuses([entry]))]) }
-        guard case .adopt(let state, _, _) = EntitlementDecision.decide(answer: try Self.answer(result), row: ServerAPIAnswers.row(), bundleID: ServerAPIAnswers.bundle) else {
+        guard case .adopt(let state, _, _, _) = EntitlementDecision.decide(answer: try Self.answer(result), row: ServerAPIAnswers.row(), bundleID: ServerAPIAnswers.bundle) else {
             Issue.record("rejected"); return
         }
         #expect(state.cancelledAt == 1_789_500_000_000)

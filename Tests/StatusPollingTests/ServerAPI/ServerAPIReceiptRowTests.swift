@@ -32,7 +32,7 @@ import Testing
         let (result, received) = try await lookup(Self.receipt()) { await $0.script("1000000100", [.json(body)]) }
         let answer = try ServerAPIClientTests.answer(result)
         #expect(received.map(\.path) == ["/production/inApps/v1/subscriptions/1000000100"])
-        guard case .adopt(let state, _, let others) = EntitlementDecision.decide(answer: answer, row: ServerAPIAnswers.row(nil), bundleID: ServerAPIAnswers.bundle, nowMs: 1_790_000_000_000) else {
+        guard case .adopt(let state, _, let others, _) = EntitlementDecision.decide(answer: answer, row: ServerAPIAnswers.row(nil), bundleID: ServerAPIAnswers.bundle, nowMs: 1_790_000_000_000) else {
             Issue.record("rejected"); return
         }
         #expect(state.originalTransactionID == "1000000200")

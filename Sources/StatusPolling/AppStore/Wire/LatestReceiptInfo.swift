@@ -23,12 +23,14 @@ public struct LatestReceiptInfo: Sendable, Equatable {
     public var isInIntroOfferPeriod: Bool
     /// `subscription_group_identifier`
     public var subscriptionGroupIdentifier: String?
+    /// `in_app_ownership_type`: "PURCHASED" or "FAMILY_SHARED".
+    public var inAppOwnershipType: String?
 
     public init(
         productID: String?, transactionID: String? = nil, originalTransactionID: String?,
         purchaseDateMs: Int64? = nil, expiresDateMs: Int64?, cancellationDateMs: Int64? = nil,
         cancellationReason: String? = nil, isUpgraded: Bool = false, isTrialPeriod: Bool = false,
-        isInIntroOfferPeriod: Bool = false, subscriptionGroupIdentifier: String? = nil
+        isInIntroOfferPeriod: Bool = false, subscriptionGroupIdentifier: String? = nil, inAppOwnershipType: String? = nil
     ) {
         self.productID = productID
         self.transactionID = transactionID
@@ -41,6 +43,7 @@ public struct LatestReceiptInfo: Sendable, Equatable {
         self.isTrialPeriod = isTrialPeriod
         self.isInIntroOfferPeriod = isInIntroOfferPeriod
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.inAppOwnershipType = inAppOwnershipType
     }
 
     init(_ o: WireObject) throws {
@@ -55,5 +58,6 @@ public struct LatestReceiptInfo: Sendable, Equatable {
         isTrialPeriod = try o.bool("is_trial_period") ?? false
         isInIntroOfferPeriod = try o.bool("is_in_intro_offer_period") ?? false
         subscriptionGroupIdentifier = try o.string("subscription_group_identifier")
+        inAppOwnershipType = try o.string("in_app_ownership_type")
     }
 }

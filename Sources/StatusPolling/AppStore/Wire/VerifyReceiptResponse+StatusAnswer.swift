@@ -12,7 +12,8 @@ extension LatestReceiptInfo {
     var subscriptionTransaction: SubscriptionTransaction {
         SubscriptionTransaction(
             productID: productID, transactionID: transactionID, originalTransactionID: originalTransactionID,
-            purchaseDateMs: purchaseDateMs, expiresDateMs: expiresDateMs, revocationDateMs: cancellationDateMs, isUpgraded: isUpgraded)
+            purchaseDateMs: purchaseDateMs, expiresDateMs: expiresDateMs, revocationDateMs: cancellationDateMs, isUpgraded: isUpgraded,
+            ownershipType: inAppOwnershipType)
     }
 }
 

@@ -11,9 +11,10 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
         case missingX5C = "missing_x5c"
         /// `x5c` does not hold exactly three certificates (leaf, intermediate, root).
         case chainLength = "chain_length"
-        /// A certificate in `x5c` is not base64 DER X.509.
+        /// The leaf or the intermediate of `x5c` is not base64 DER X.509 (the third is not read for trust).
         case certificate
-        /// The chain does not lead to a trusted root (Apple Root CA - G3, or a `--trusted-root-file`).
+        /// The leaf and the intermediate do not lead to a trusted root (Apple Root CA - G3, or a
+        /// `--trusted-root-file`), whatever root the payload names as the third certificate.
         case untrustedRoot = "untrusted_root"
         /// The intermediate lacks Apple's extension 1.2.840.113635.100.6.2.1.
         case intermediateOID = "intermediate_oid"
@@ -23,14 +24,17 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
         case validity
         /// The ES256 signature does not match the header and payload.
         case signature
-        /// The payload lacks a field every signed payload has (`signedDate`).
-        case payload
         /// The payload's `bundleId` is not the configured app's.
         case bundleID = "bundle_id"
         /// The payload's `environment` is not the one asked.
         case environment
         /// Renewal info whose `originalTransactionId` or environment is not its verified transaction's.
         case renewalMismatch = "renewal_mismatch"
+        /// The payload lacks a field every signed payload has (`signedDate`; a notification's
+        /// `notificationUUID` and `notificationType`). Checked after what the payload claims (its app,
+        /// its environment, its chain), so a payload for another app is refused for that, as Apple's
+        /// verifier refuses it.
+        case payload
     }
 
     public var check: Check

@@ -1,17 +1,20 @@
-@_spi(DisableValidityCheck) import X509
 import Crypto
 import Foundation
 import Synchronization
+import X509
 
 /// Verifies the JWS the App Store Server API signs (`signedTransactionInfo`, `signedRenewalInfo`)
-/// before a byte of it is used: an `x5c` chain of exactly three leading to a pinned root, Apple's two
-/// marker extensions, every certificate valid at the payload's `signedDate`, the ES256 signature, then
-/// the app and the environment. Verification is never skipped, for any environment.
+/// before a byte of it is used: an `x5c` chain of exactly three whose leaf and intermediate lead to a
+/// pinned root, Apple's two marker extensions, every certificate valid at the payload's `signedDate`,
+/// the ES256 signature, then the app and the environment. Verification is never skipped, for any
+/// environment.
 ///
-/// The chain is anchored on the configured roots themselves: the third certificate the payload
-/// carries must be one of them byte for byte, and only the second is offered as an intermediate.
-/// A chain, once verified, is remembered (by its three certificates) with the time span in which all
-/// three are valid, so a night's thousands of payloads signed by one leaf cost one signature check each.
+/// The chain is anchored at the configured roots, as Apple's own verifier anchors it: the roots are
+/// the root store, `x5c[1]` is the only intermediate offered, and the third certificate the payload
+/// carries is never trusted for itself (Apple's test vectors carry another encoding of their root
+/// there). A chain, once verified, is remembered (by its header) with the time span in which the leaf,
+/// the intermediate and the root it reached are all valid, so a night's thousands of payloads signed
+/// by one leaf cost one signature check each.
 public final class SignedDataVerifier: Sendable {
     /// Roots a chain may end in: Apple Root CA - G3 unless the run was given test roots.
     public let trustedRoots: [Certificate]
@@ -37,30 +40,38 @@ public final class SignedDataVerifier: Sendable {
 
     /// Verifies a `signedTransactionInfo` for `environment` and decodes it.
     public func verifyTransaction(_ jws: String, environment: AppStoreEnvironment) async throws(SignedDataFailure) -> JWSTransactionPayload {
-        let payload: JWSTransactionPayload = try await verified(jws)
-        guard payload.bundleId == bundleID else {
-            throw SignedDataFailure(.bundleID, "the transaction is for bundle \(payload.bundleId ?? "(none)"), expected \(bundleID)")
+        try await verified(jws) { (payload: JWSTransactionPayload) throws(SignedDataFailure) in
+            guard payload.bundleId == bundleID else {
+                throw SignedDataFailure(.bundleID, "the transaction is for bundle \(payload.bundleId ?? "(none)"), expected \(bundleID)")
+            }
+            guard payload.environment == environment.rawValue else {
+                throw SignedDataFailure(.environment, "the transaction is for environment \(payload.environment ?? "(none)"), asked \(environment.rawValue)")
+            }
         }
-        guard payload.environment == environment.rawValue else {
-            throw SignedDataFailure(.environment, "the transaction is for environment \(payload.environment ?? "(none)"), asked \(environment.rawValue)")
-        }
-        return payload
     }
 
     /// Verifies a `signedRenewalInfo` and decodes it. Renewal info names no app, so it is accepted
     /// only beside `transaction` (already verified) of the same chain and environment.
     public func verifyRenewalInfo(_ jws: String, of transaction: JWSTransactionPayload) async throws(SignedDataFailure) -> JWSRenewalInfoPayload {
-        let payload: JWSRenewalInfoPayload = try await verified(jws)
-        guard payload.originalTransactionId == transaction.originalTransactionId, payload.environment == transaction.environment else {
-            throw SignedDataFailure(
-                .renewalMismatch,
-                "renewal info for \(payload.originalTransactionId ?? "(none)") in \(payload.environment ?? "(none)") came with transaction \(transaction.originalTransactionId ?? "(none)") in \(transaction.environment ?? "(none)")")
+        try await verified(jws) { (payload: JWSRenewalInfoPayload) throws(SignedDataFailure) in
+            guard payload.originalTransactionId == transaction.originalTransactionId, payload.environment == transaction.environment else {
+                throw SignedDataFailure(
+                    .renewalMismatch,
+                    "renewal info for \(payload.originalTransactionId ?? "(none)") in \(payload.environment ?? "(none)") came with transaction \(transaction.originalTransactionId ?? "(none)") in \(transaction.environment ?? "(none)")")
+            }
         }
-        return payload
     }
 
-    /// The checks every JWS goes through, in order; returns the decoded payload.
-    func verified<Payload: Decodable & SignedPayload>(_ jws: String) async throws(SignedDataFailure) -> Payload {
+    /// The checks every JWS goes through, in order; returns the decoded payload. `claims` checks what
+    /// the signed payload says (its app, its environment) once the signature holds.
+    ///
+    /// A payload without `signedDate` is always refused (`payload`), but only after its claims: it
+    /// has no instant to check its chain's validity at, and the refusal it gets is then the one
+    /// Apple's verifier gives it (Apple's `wrongBundleId` vector has no `signedDate`, and Apple
+    /// refuses it for its bundle).
+    func verified<Payload: Decodable & SignedPayload>(
+        _ jws: String, claims: (Payload) throws(SignedDataFailure) -> Void
+    ) async throws(SignedDataFailure) -> Payload {
         let utf8 = jws.utf8
         guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = utf8.lastIndex(of: UInt8(ascii: ".")), firstDot != lastDot,
             !utf8[utf8.index(after: firstDot)..<lastDot].contains(UInt8(ascii: "."))
@@ -73,14 +84,17 @@ public final class SignedDataVerifier: Sendable {
         guard let payload = try? JSONDecoder().decode(Payload.self, from: payloadData) else {
             throw SignedDataFailure(.malformed, "the JWS payload is not JSON of the expected shape")
         }
-        guard let signedDateMs = payload.signedDate else { throw SignedDataFailure(.payload, "the payload has no signedDate") }
-        let signedDate = Date(timeIntervalSince1970: Double(signedDateMs) / 1000)
-        guard chain.validFrom <= signedDate, signedDate <= chain.validUntil else {
-            throw SignedDataFailure(.validity, "a certificate of the chain was not valid at signedDate \(signedDateMs) ms (valid \(Int64(chain.validFrom.timeIntervalSince1970 * 1000))…\(Int64(chain.validUntil.timeIntervalSince1970 * 1000)) ms)")
+        if let signedDateMs = payload.signedDate {
+            let signedDate = Date(timeIntervalSince1970: Double(signedDateMs) / 1000)
+            guard chain.validFrom <= signedDate, signedDate <= chain.validUntil else {
+                throw SignedDataFailure(.validity, "a certificate of the chain was not valid at signedDate \(signedDateMs) ms (valid \(Int64(chain.validFrom.timeIntervalSince1970 * 1000))…\(Int64(chain.validUntil.timeIntervalSince1970 * 1000)) ms)")
+            }
         }
         guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
             chain.leafKey.isValidSignature(ecdsa, for: Data(utf8[..<lastDot]))
         else { throw SignedDataFailure(.signature, "the ES256 signature does not match the header and payload") }
+        try claims(payload)
+        guard payload.signedDate != nil else { throw SignedDataFailure(.payload, "the payload has no signedDate") }
         return payload
     }
 
@@ -101,48 +115,5 @@ public final class SignedDataVerifier: Sendable {
             chains[key] = chain
         }
         return chain
-    }
-
-    /// The chain's verification: swift-certificates builds and checks it from the leaf through
-    /// the intermediate to a trusted root, with RFC 5280's rules and Apple's policy. Validity is
-    /// checked apart, at each payload's own `signedDate`.
-    func verifiedChain(_ x5c: [String]) async throws(SignedDataFailure) -> VerifiedChain {
-        var certificates: [Certificate] = []
-        for (index, text) in x5c.enumerated() {
-            guard let der = Data(base64Encoded: text), let certificate = try? Certificate(derEncoded: Array(der)) else {
-                throw SignedDataFailure(.certificate, "x5c[\(index)] is not a base64 DER X.509 certificate")
-            }
-            certificates.append(certificate)
-        }
-        guard trustedRoots.contains(certificates[2]) else {
-            throw SignedDataFailure(.untrustedRoot, "the chain's root is not a trusted root (\(certificates[2].subject))")
-        }
-        var verifier = Verifier(rootCertificates: CertificateStore([certificates[2]])) {
-            RFC5280Policy.withValidityCheckDisabled()
-            AppleSigningPolicy()
-        }
-        let result = await verifier.validate(leaf: certificates[0], intermediates: CertificateStore([certificates[1]]))
-        guard case .validCertificate(let validated) = result else {
-            throw Self.failure(result)
-        }
-        guard validated.count == 3, let leafKey = P256.Signing.PublicKey(certificates[0].publicKey) else {
-            throw SignedDataFailure(.untrustedRoot, "the chain does not lead from the leaf through x5c[1] to the root")
-        }
-        return VerifiedChain(
-            leafKey: leafKey, validFrom: certificates.map(\.notValidBefore).max()!, validUntil: certificates.map(\.notValidAfter).min()!)
-    }
-
-    /// Names the check a failed chain broke: Apple's policy says which marker is missing; any
-    /// other failure (a signature between certificates, a CA flag) means no trusted path.
-    private static func failure(_ result: CertificateValidationResult) -> SignedDataFailure {
-        guard case .couldNotValidate(let failures) = result else { return SignedDataFailure(.untrustedRoot, "no trusted chain") }
-        let reasons = failures.map { String(describing: $0.policyFailureReason) }
-        for check in [SignedDataFailure.Check.chainLength, .intermediateOID, .leafOID] {
-            if let reason = reasons.first(where: { $0.hasPrefix(check.rawValue + ":") }) {
-                return SignedDataFailure(check, String(reason.dropFirst(check.rawValue.count + 2)))
-            }
-        }
-        let detail = reasons.first.map { "no chain from the leaf to a trusted root (\($0.prefix(160)))" } ?? "no chain from the leaf through x5c[1] to a trusted root"
-        return SignedDataFailure(.untrustedRoot, detail)
     }
 }

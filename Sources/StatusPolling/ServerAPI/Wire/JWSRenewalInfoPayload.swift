@@ -19,4 +19,10 @@ public struct JWSRenewalInfoPayload: Decodable, Sendable, Equatable, SignedPaylo
     public var environment: String?
     /// `signedDate`.
     public var signedDate: Int64?
+    /// `renewalBillingPlanType` (App Store Server API 1.21): the plan the next period renews on,
+    /// "BILLED_UPFRONT" or "MONTHLY" (monthly with a 12-month commitment).
+    public var renewalBillingPlanType: String?
+    /// `commitmentInfo` (`RenewalCommitmentInfo`): what happens when the current 12-month commitment
+    /// ends; present only with a commitment.
+    public var commitmentInfo: RenewalCommitmentInfo?
 }

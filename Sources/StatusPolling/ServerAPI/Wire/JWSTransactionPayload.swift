@@ -32,4 +32,10 @@ public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPaylo
     public var revocationReason: Int?
     /// `transactionReason`: "PURCHASE" or "RENEWAL".
     public var transactionReason: String?
+    /// `billingPlanType` (App Store Server API 1.21): "BILLED_UPFRONT", or "MONTHLY" for a monthly
+    /// subscription with a 12-month commitment. Payloads signed before April 2026 lack it.
+    public var billingPlanType: String?
+    /// `commitmentInfo` (`TransactionCommitmentInfo`): where this transaction stands in its 12-month
+    /// commitment; present only with a commitment.
+    public var commitmentInfo: TransactionCommitmentInfo?
 }
