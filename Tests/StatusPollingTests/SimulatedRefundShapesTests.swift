@@ -424,6 +424,32 @@ import Testing
         #expect(aboutAnotherTransaction > 0)
     }
 
+    /// A notification is about a transaction that exists at its instant: no refund, request or
+    /// upgrade before its purchase (a period recovered inside its grace period is bought after
+    /// the period began), no reversal before its refund, no answer before its request.
+    @Test func everyEventIsAboutATransactionBoughtByThen() throws {
+        for population in [Self.population, Population(PopulationConfiguration(subscribers: 1500, seed: 3, startMs: Self.start, horizonMs: Self.start + 300 * Self.day))] {
+            var carried = 0
+            for event in population.lifecycleEvents(after: 0, through: Self.start + 300 * Self.day) {
+                let chain = try #require(population.subscribers[event.subscriberIndex].chains.first { $0.originalTransactionID == event.originalTransactionID })
+                let current = try #require(chain.current(at: event.atMs), "\(event)")
+                guard let id = event.transactionID else { continue }
+                let t = try #require(chain.transactions.first { $0.transactionID == id })
+                #expect(t.purchaseMs <= event.atMs, "\(event)")
+                #expect(t.purchaseMs <= current.purchaseMs, "\(event)")
+                carried += 1
+            }
+            for t in population.subscribers.flatMap(\.chains).flatMap(\.transactions) {
+                for moment in [t.refundedAtMs, t.refundRequestedAtMs, t.upgradedAtMs].compactMap({ $0 }) { #expect(moment > t.purchaseMs, "\(t)") }
+                if let reversed = t.refundReversedAtMs { #expect(reversed > t.refundedAtMs ?? .max, "\(t)") }
+                if let answered = t.refundDeclinedAtMs ?? (t.refundRequestedAtMs == nil ? nil : t.refundedAtMs) {
+                    #expect(answered > t.refundRequestedAtMs ?? .max, "\(t)")
+                }
+            }
+            #expect(carried > 1000)
+        }
+    }
+
     /// The kinds that change no column change none; every other kind changes one.
     @Test func onlyRefundRequestsDeclinesAndEarlierPeriodsChangeNoColumn() throws {
         let events = Self.population.lifecycleEvents(after: Self.start, through: Self.start + 200 * Self.day)

@@ -33,7 +33,10 @@ struct ChainGenerator {
         var isTrial = trial
 
         while start < configuration.horizonMs {
-            let middle = (start + hour)...(max(start + hour, end - hour))
+            // While the period's transaction exists: one recovered inside the grace period is bought
+            // after the period began, and a refund or an upgrade before it would be of nothing.
+            let from = max(start, chain.transactions[chain.transactions.count - 1].purchaseMs) + hour
+            let middle = from...max(from, end - hour)
             // A Family Sharing member loses access when the purchaser stops sharing, leaves the
             // family or is refunded (`REVOKE`), drawn apart so other chains keep their draws.
             var sharing = SeededRandom(seed: configuration.seed ^ 0xFA31_17E5, stableHash(chain.originalTransactionID), UInt64(bitPattern: start))
