@@ -98,7 +98,9 @@ struct BatchWrite {
                 is_in_billing_retry = v.is_in_billing_retry, auto_renew_status = v.auto_renew_status,
                 auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
                 transaction_id = v.transaction_id, purchased_at = v.purchased_at, in_app_ownership_type = v.in_app_ownership_type,
-                transaction_signed_at = v.transaction_signed_at,
+                transaction_signed_at = v.transaction_signed_at, billing_plan_type = v.billing_plan_type, commitment_period = v.commitment_period,
+                commitment_periods = v.commitment_periods, commitment_expires_at = v.commitment_expires_at,
+                renewal_billing_plan_type = v.renewal_billing_plan_type,
                 latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt), apple_state_at = v.apple_state_at,
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
                 last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
@@ -110,7 +112,8 @@ struct BatchWrite {
                 id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
                 grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
                 expiration_intent integer, cancelled_at bigint, transaction_id text, purchased_at bigint, in_app_ownership_type text,
-                transaction_signed_at bigint, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
+                transaction_signed_at bigint, billing_plan_type text, commitment_period integer, commitment_periods integer,
+                commitment_expires_at bigint, renewal_billing_plan_type text, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
                 keeps_upload boolean, asks_apple boolean)
             WHERE s.id = v.id
             """, logger: logger)
@@ -157,12 +160,14 @@ struct BatchWrite {
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
                 expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
+                billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type,
                 apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
             VALUES (
                 \(userID), \(plan.discoveredReceipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
                 \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
                 \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(state.transactionID), \(state.purchasedAt),
-                \(state.ownershipType), \(plan.appleStateAtMs), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
+                \(state.ownershipType), \(plan.appleStateAtMs), \(state.billingPlanType), \(state.commitmentPeriod)::integer,
+                \(state.commitmentPeriods)::integer, \(state.commitmentExpiresAt), \(state.renewalBillingPlanType), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
                 \(plan.upstreamStatus?.code)::integer, \(plan.upstreamStatus?.backend.rawValue))
             RETURNING id
             """, logger: logger).decode(Int64.self).collect()[0]
@@ -184,6 +189,9 @@ struct BatchWrite {
         "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
         "transaction_id":\(JSONText.quoted(s.transactionID)),"purchased_at":\(JSONText.number(s.purchasedAt)),\
         "in_app_ownership_type":\(JSONText.quoted(s.ownershipType)),"transaction_signed_at":\(JSONText.number(transactionAsOf)),\
+        "billing_plan_type":\(JSONText.quoted(s.billingPlanType)),"commitment_period":\(JSONText.number(s.commitmentPeriod)),\
+        "commitment_periods":\(JSONText.number(s.commitmentPeriods)),"commitment_expires_at":\(JSONText.number(s.commitmentExpiresAt)),\
+        "renewal_billing_plan_type":\(JSONText.quoted(s.renewalBillingPlanType)),\
         "latest_receipt":\(JSONText.quoted(latestReceipt)),"apple_state_at":\(appleStateAt),"at":\(ms),"apple_status":\(status.code),\
         "backend":\(JSONText.quoted(status.backend.rawValue)),"keeps_upload":\(keepsUpload),"asks_apple":\(asksApple)}
         """

@@ -18,7 +18,8 @@ struct RowReader {
     static let stateColumns = """
         original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
         is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at, \
-        transaction_id, purchased_at, in_app_ownership_type
+        transaction_id, purchased_at, in_app_ownership_type, \
+        billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type
         """
 
     /// A row as the run reads it, in the order ``subscription()`` reads it.
@@ -32,7 +33,8 @@ struct RowReader {
             originalTransactionID: try next(), productID: try next(), environment: try next(), expiresAt: try next(),
             gracePeriodExpiresAt: try next(), isInBillingRetry: try next(Int.self) == 1, autoRenewStatus: try next(Int?.self).map { $0 == 1 },
             autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next(), transactionID: try next(),
-            purchasedAt: try next(), ownershipType: try next())
+            purchasedAt: try next(), ownershipType: try next(), billingPlanType: try next(), commitmentPeriod: try next(),
+            commitmentPeriods: try next(), commitmentExpiresAt: try next(), renewalBillingPlanType: try next())
     }
 
     /// The report's columns, in the order of ``PostgresSubscriptionStore/trailColumns(_:)``.

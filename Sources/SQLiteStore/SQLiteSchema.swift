@@ -250,12 +250,19 @@ enum SQLiteSchema {
             // verified before keep NULL until their next answer; nothing is asked again for it.
             // The trail names the transaction of a change that is not the row's own period
             // (`refunded_earlier_period`) and when Apple revoked it. A V2 notification keeps
-            // Apple's `status` and whether the row agreed with it once applied.
+            // Apple's `status` and whether the row agreed with it once applied. Monthly billing with
+            // a 12-month commitment (App Store Server API 1.21): the effective transaction's plan and
+            // its place in the commitment, and the plan the next period renews on.
             try db.execute(sql: """
                 ALTER TABLE subscriptions ADD COLUMN transaction_id TEXT;
                 ALTER TABLE subscriptions ADD COLUMN purchased_at INTEGER;
                 ALTER TABLE subscriptions ADD COLUMN in_app_ownership_type TEXT;
                 ALTER TABLE subscriptions ADD COLUMN transaction_signed_at INTEGER;
+                ALTER TABLE subscriptions ADD COLUMN billing_plan_type TEXT;
+                ALTER TABLE subscriptions ADD COLUMN commitment_period INTEGER;
+                ALTER TABLE subscriptions ADD COLUMN commitment_periods INTEGER;
+                ALTER TABLE subscriptions ADD COLUMN commitment_expires_at INTEGER;
+                ALTER TABLE subscriptions ADD COLUMN renewal_billing_plan_type TEXT;
                 ALTER TABLE subscription_events ADD COLUMN transaction_id TEXT;
                 ALTER TABLE subscription_events ADD COLUMN revoked_at INTEGER;
                 ALTER TABLE app_store_notifications ADD COLUMN apple_status INTEGER;

@@ -142,6 +142,7 @@ extension SQLiteSubscriptionStore {
                     grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
                     auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
                     transaction_id = ?, purchased_at = ?, in_app_ownership_type = ?, transaction_signed_at = ?,
+                    billing_plan_type = ?, commitment_period = ?, commitment_periods = ?, commitment_expires_at = ?, renewal_billing_plan_type = ?,
                     latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
                     last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
                     last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
@@ -152,6 +153,7 @@ extension SQLiteSubscriptionStore {
                     state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
                     state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
                     state.transactionID, state.purchasedAt, state.ownershipType, plan.transactionAsOfMs,
+                    state.billingPlanType, state.commitmentPeriod, state.commitmentPeriods, state.commitmentExpiresAt, state.renewalBillingPlanType,
                     latestReceipt, appleStateAtMs,
                     plan.atMs, plan.atMs, status.code, status.backend.rawValue, plan.keepsUploadedReceiptDue ? 1 : 0, plan.asksApple ? 1 : 0,
                     plan.subscriptionID,
@@ -174,12 +176,14 @@ extension SQLiteSubscriptionStore {
                 user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
                 grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
                 expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
+                billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type,
                 apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 userID, plan.discoveredReceipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
                 state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
                 state.expirationIntent, state.cancelledAt, state.transactionID, state.purchasedAt, state.ownershipType, plan.appleStateAtMs,
+                state.billingPlanType, state.commitmentPeriod, state.commitmentPeriods, state.commitmentExpiresAt, state.renewalBillingPlanType,
                 plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
             ])
         try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: state))

@@ -8,7 +8,8 @@ enum StateColumns {
     static let list = """
         original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
         is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at, \
-        transaction_id, purchased_at, in_app_ownership_type
+        transaction_id, purchased_at, in_app_ownership_type, \
+        billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type
         """
 
     /// The report's columns (``TrailState``) out of a JSON object of the contract columns, in the
@@ -27,14 +28,16 @@ enum StateColumns {
     }
 
     /// How many columns `list` names.
-    static let count = 13
+    static let count = 18
 
-    /// The state in `row`'s columns `start…start + 12`, in the order of `list`.
+    /// The state in `row`'s columns `start…start + 17`, in the order of `list`.
     static func state(_ row: Row, from start: Int) -> SubscriptionState {
         SubscriptionState(
             originalTransactionID: row[start], productID: row[start + 1], environment: row[start + 2],
             expiresAt: row[start + 3], gracePeriodExpiresAt: row[start + 4], isInBillingRetry: row[start + 5],
             autoRenewStatus: row[start + 6], autoRenewProductID: row[start + 7], expirationIntent: row[start + 8],
-            cancelledAt: row[start + 9], transactionID: row[start + 10], purchasedAt: row[start + 11], ownershipType: row[start + 12])
+            cancelledAt: row[start + 9], transactionID: row[start + 10], purchasedAt: row[start + 11], ownershipType: row[start + 12],
+            billingPlanType: row[start + 13], commitmentPeriod: row[start + 14], commitmentPeriods: row[start + 15],
+            commitmentExpiresAt: row[start + 16], renewalBillingPlanType: row[start + 17])
     }
 }

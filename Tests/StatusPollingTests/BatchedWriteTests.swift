@@ -88,9 +88,14 @@ import Testing
         odd.transactionID = "t\u{2028}\"x"
         odd.purchasedAt = t0 - 1
         odd.ownershipType = "FAMILY_SHARED"
+        odd.billingPlanType = "MONTHLY"
+        odd.commitmentPeriod = 3
+        odd.commitmentPeriods = 12
+        odd.commitmentExpiresAt = t0 + 1
+        odd.renewalBillingPlanType = "BILLED_UPFRONT"
         let decoded = try JSONDecoder().decode(SubscriptionState.self, from: Data(odd.auditJSON.utf8))
         #expect(decoded == odd)
-        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"transaction_id":null}"#)
+        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"billing_plan_type":null,"cancelled_at":null,"commitment_expires_at":null,"commitment_period":null,"commitment_periods":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"renewal_billing_plan_type":null,"transaction_id":null}"#)
     }
 
     /// The nightly selection must read indexes, never walk the table (and its receipts).

@@ -94,7 +94,7 @@ extension StoreContractTests {
             #expect(first.first?.new.isVerified == true)
             #expect(try await db.store.trailEvents(in: ids.upperBound + 1..<ids.upperBound + 10).isEmpty)
             let raw = try await db.row("SELECT old_values FROM subscription_events WHERE reason = 'first_verified'")?["old_values"]
-            #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"cancelled_at":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"transaction_id":null}"#)
+            #expect(raw == #"{"auto_renew_product_id":null,"auto_renew_status":null,"billing_plan_type":null,"cancelled_at":null,"commitment_expires_at":null,"commitment_period":null,"commitment_periods":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"renewal_billing_plan_type":null,"transaction_id":null}"#)
         }
     }
 

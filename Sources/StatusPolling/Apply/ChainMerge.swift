@@ -58,6 +58,10 @@ struct ChainMerge: Equatable {
             merged.purchasedAt = answer.purchasedAt
             merged.cancelledAt = answer.cancelledAt
             merged.ownershipType = answer.ownershipType
+            merged.billingPlanType = answer.billingPlanType
+            merged.commitmentPeriod = answer.commitmentPeriod
+            merged.commitmentPeriods = answer.commitmentPeriods
+            merged.commitmentExpiresAt = answer.commitmentExpiresAt
             transactionAsOfMs = update.appleStateAtMs
         } else {
             transactionAsOfMs = held.transactionAsOfMs
@@ -70,6 +74,7 @@ struct ChainMerge: Equatable {
             merged.autoRenewStatus = answer.autoRenewStatus
             merged.autoRenewProductID = answer.autoRenewProductID
             merged.expirationIntent = answer.expirationIntent
+            merged.renewalBillingPlanType = answer.renewalBillingPlanType
         }
         state = merged
 

@@ -14,6 +14,11 @@ public enum ContractColumn: String, CaseIterable, CodingKey, Sendable {
     case transactionID = "transaction_id"
     case purchasedAt = "purchased_at"
     case ownershipType = "in_app_ownership_type"
+    case billingPlanType = "billing_plan_type"
+    case commitmentPeriod = "commitment_period"
+    case commitmentPeriods = "commitment_periods"
+    case commitmentExpiresAt = "commitment_expires_at"
+    case renewalBillingPlanType = "renewal_billing_plan_type"
 
     /// This column's value in `state`.
     public func value(in state: SubscriptionState) -> ContractValue {
@@ -31,6 +36,11 @@ public enum ContractColumn: String, CaseIterable, CodingKey, Sendable {
         case .transactionID: return .text(state.transactionID)
         case .purchasedAt: return .time(state.purchasedAt)
         case .ownershipType: return .text(state.ownershipType)
+        case .billingPlanType: return .text(state.billingPlanType)
+        case .commitmentPeriod: return .number(state.commitmentPeriod)
+        case .commitmentPeriods: return .number(state.commitmentPeriods)
+        case .commitmentExpiresAt: return .time(state.commitmentExpiresAt)
+        case .renewalBillingPlanType: return .text(state.renewalBillingPlanType)
         }
     }
 }
@@ -44,14 +54,22 @@ extension SubscriptionState {
 
 extension SubscriptionState {
     /// Whether `self` differs from `old` only by the transaction's identity appearing
-    /// (`transaction_id`, `purchased_at`, `in_app_ownership_type` from NULL): a row verified before
-    /// those columns were kept learns them on its next answer, which is no change to record.
+    /// (`transaction_id`, `purchased_at`, `in_app_ownership_type`, and the commitment columns,
+    /// from NULL): a row verified before those columns were kept learns them on its next answer,
+    /// which is no change to record.
     func onlyGainsTransactionIdentity(from old: SubscriptionState) -> Bool {
-        guard old.transactionID == nil, old.purchasedAt == nil, old.ownershipType == nil else { return false }
+        guard old.transactionID == nil, old.purchasedAt == nil, old.ownershipType == nil, old.billingPlanType == nil,
+            old.renewalBillingPlanType == nil
+        else { return false }
         var filled = old
         filled.transactionID = transactionID
         filled.purchasedAt = purchasedAt
         filled.ownershipType = ownershipType
+        filled.billingPlanType = billingPlanType
+        filled.commitmentPeriod = commitmentPeriod
+        filled.commitmentPeriods = commitmentPeriods
+        filled.commitmentExpiresAt = commitmentExpiresAt
+        filled.renewalBillingPlanType = renewalBillingPlanType
         return filled == self
     }
 }

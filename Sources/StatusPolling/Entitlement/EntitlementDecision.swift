@@ -84,7 +84,12 @@ public enum EntitlementDecision {
             cancelledAt: effective.revocationDateMs,
             transactionID: effective.transactionID,
             purchasedAt: effective.purchaseDateMs,
-            ownershipType: effective.ownershipType
+            ownershipType: effective.ownershipType,
+            billingPlanType: effective.commitment?.billingPlanType,
+            commitmentPeriod: effective.commitment?.billingPeriod,
+            commitmentPeriods: effective.commitment?.billingPeriods,
+            commitmentExpiresAt: effective.commitment?.expiresAtMs,
+            renewalBillingPlanType: renewal?.renewalBillingPlanType
         )
     }
 }

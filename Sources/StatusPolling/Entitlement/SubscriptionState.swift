@@ -30,12 +30,24 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     public var purchasedAt: Int64?
     /// `in_app_ownership_type`: "PURCHASED", or "FAMILY_SHARED" for access through Family Sharing.
     public var ownershipType: String?
+    /// `billing_plan_type`: the effective transaction's `billingPlanType` ("MONTHLY": monthly
+    /// billing with a 12-month commitment; "BILLED_UPFRONT"); nil when Apple sends none.
+    public var billingPlanType: String?
+    /// `commitment_period` of `commitment_periods`: which billing period of the commitment the
+    /// effective transaction pays; `commitment_expires_at`: when the commitment ends, ms.
+    public var commitmentPeriod: Int?
+    public var commitmentPeriods: Int?
+    public var commitmentExpiresAt: Int64?
+    /// `renewal_billing_plan_type`: the plan the next period renews on (renewal info).
+    public var renewalBillingPlanType: String?
 
     public init(
         originalTransactionID: String? = nil, productID: String? = nil, environment: String? = nil,
         expiresAt: Int64? = nil, gracePeriodExpiresAt: Int64? = nil, isInBillingRetry: Bool = false,
         autoRenewStatus: Bool? = nil, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
-        cancelledAt: Int64? = nil, transactionID: String? = nil, purchasedAt: Int64? = nil, ownershipType: String? = nil
+        cancelledAt: Int64? = nil, transactionID: String? = nil, purchasedAt: Int64? = nil, ownershipType: String? = nil,
+        billingPlanType: String? = nil, commitmentPeriod: Int? = nil, commitmentPeriods: Int? = nil, commitmentExpiresAt: Int64? = nil,
+        renewalBillingPlanType: String? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -50,6 +62,11 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
         self.transactionID = transactionID
         self.purchasedAt = purchasedAt
         self.ownershipType = ownershipType
+        self.billingPlanType = billingPlanType
+        self.commitmentPeriod = commitmentPeriod
+        self.commitmentPeriods = commitmentPeriods
+        self.commitmentExpiresAt = commitmentExpiresAt
+        self.renewalBillingPlanType = renewalBillingPlanType
     }
 
     /// The contract's column names, for the audit trail's JSON.
@@ -71,6 +88,11 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
         try c.encode(transactionID, forKey: .transactionID)
         try c.encode(purchasedAt, forKey: .purchasedAt)
         try c.encode(ownershipType, forKey: .ownershipType)
+        try c.encode(billingPlanType, forKey: .billingPlanType)
+        try c.encode(commitmentPeriod, forKey: .commitmentPeriod)
+        try c.encode(commitmentPeriods, forKey: .commitmentPeriods)
+        try c.encode(commitmentExpiresAt, forKey: .commitmentExpiresAt)
+        try c.encode(renewalBillingPlanType, forKey: .renewalBillingPlanType)
     }
 
     /// A row the web service has just inserted: nothing verified yet.

@@ -94,14 +94,20 @@ extension ServerAPIClient {
         SubscriptionTransaction(
             productID: payload.productId, transactionID: payload.transactionId, originalTransactionID: payload.originalTransactionId,
             purchaseDateMs: payload.purchaseDate, expiresDateMs: payload.expiresDate, revocationDateMs: payload.revocationDate,
-            isUpgraded: payload.isUpgraded ?? false, ownershipType: payload.inAppOwnershipType)
+            isUpgraded: payload.isUpgraded ?? false, ownershipType: payload.inAppOwnershipType,
+            commitment: payload.billingPlanType.map {
+                TransactionCommitment(
+                    billingPlanType: $0, billingPeriod: payload.commitmentInfo?.billingPeriodNumber,
+                    billingPeriods: payload.commitmentInfo?.totalBillingPeriods, expiresAtMs: payload.commitmentInfo?.commitmentExpiresDate)
+            })
     }
 
     static func renewal(_ payload: JWSRenewalInfoPayload) -> SubscriptionRenewalInfo {
         SubscriptionRenewalInfo(
             originalTransactionID: payload.originalTransactionId, productID: payload.productId, autoRenewProductID: payload.autoRenewProductId,
             autoRenewStatus: payload.autoRenewStatus.map { $0 == 1 }, expirationIntent: payload.expirationIntent,
-            isInBillingRetryPeriod: payload.isInBillingRetryPeriod, gracePeriodExpiresDateMs: payload.gracePeriodExpiresDate)
+            isInBillingRetryPeriod: payload.isInBillingRetryPeriod, gracePeriodExpiresDateMs: payload.gracePeriodExpiresDate,
+            renewalBillingPlanType: payload.renewalBillingPlanType)
     }
 
     /// Ids and revisions go into the path: anything but [A-Za-z0-9-_.] is percent-encoded.

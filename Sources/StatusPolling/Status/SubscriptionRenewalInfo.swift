@@ -15,10 +15,13 @@ public struct SubscriptionRenewalInfo: Sendable, Equatable {
     public var isInBillingRetryPeriod: Bool?
     /// ms; present only while a billing grace period runs.
     public var gracePeriodExpiresDateMs: Int64?
+    /// `renewalBillingPlanType`: the plan the next period renews on ("BILLED_UPFRONT", "MONTHLY").
+    public var renewalBillingPlanType: String?
 
     public init(
         originalTransactionID: String?, productID: String? = nil, autoRenewProductID: String? = nil, autoRenewStatus: Bool? = nil,
-        expirationIntent: Int? = nil, isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDateMs: Int64? = nil
+        expirationIntent: Int? = nil, isInBillingRetryPeriod: Bool? = nil, gracePeriodExpiresDateMs: Int64? = nil,
+        renewalBillingPlanType: String? = nil
     ) {
         self.originalTransactionID = originalTransactionID
         self.productID = productID
@@ -27,5 +30,6 @@ public struct SubscriptionRenewalInfo: Sendable, Equatable {
         self.expirationIntent = expirationIntent
         self.isInBillingRetryPeriod = isInBillingRetryPeriod
         self.gracePeriodExpiresDateMs = gracePeriodExpiresDateMs
+        self.renewalBillingPlanType = renewalBillingPlanType
     }
 }

@@ -15,11 +15,14 @@ public struct SubscriptionTransaction: Sendable, Equatable {
     public var isUpgraded: Bool
     /// `in_app_ownership_type`: "PURCHASED" or "FAMILY_SHARED".
     public var ownershipType: String?
+    /// Monthly billing with a 12-month commitment (App Store Server API 1.21): `billingPlanType`,
+    /// and which period of how many it pays until when (`commitmentInfo`). Nil without one.
+    public var commitment: TransactionCommitment?
 
     public init(
         productID: String?, transactionID: String? = nil, originalTransactionID: String?, purchaseDateMs: Int64? = nil,
         expiresDateMs: Int64?, revocationDateMs: Int64? = nil, isUpgraded: Bool = false,
-        ownershipType: String? = nil
+        ownershipType: String? = nil, commitment: TransactionCommitment? = nil
     ) {
         self.productID = productID
         self.transactionID = transactionID
@@ -29,5 +32,6 @@ public struct SubscriptionTransaction: Sendable, Equatable {
         self.revocationDateMs = revocationDateMs
         self.isUpgraded = isUpgraded
         self.ownershipType = ownershipType
+        self.commitment = commitment
     }
 }

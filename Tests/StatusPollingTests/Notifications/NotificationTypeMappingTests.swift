@@ -154,6 +154,20 @@ import Testing
             s.expiresAt = expires + 10 * 86_400_000
             s.autoRenewProductID = "com.example.premium.pro"
         },
+        // Monthly billing with a 12-month commitment (App Store Server API 1.21): the third of twelve
+        // monthly payments, renewing on the same plan.
+        Case(type: "DID_RENEW", transaction: [
+                "expiresDate": renewedUntil, "billingPlanType": "MONTHLY",
+                "commitmentInfo": ["billingPeriodNumber": 3, "totalBillingPeriods": 12, "commitmentExpiresDate": renewedUntil + 270 * 86_400_000,
+                                   "commitmentPrice": 119_880] as [String: any Sendable],
+             ], renewal: ["renewalBillingPlanType": "MONTHLY"], outcome: .applied) { s in
+            s.expiresAt = renewedUntil
+            s.billingPlanType = "MONTHLY"
+            s.commitmentPeriod = 3
+            s.commitmentPeriods = 12
+            s.commitmentExpiresAt = renewedUntil + 270 * 86_400_000
+            s.renewalBillingPlanType = "MONTHLY"
+        },
         // A type Apple adds later: stored, and applied as its data says.
         Case(type: "SOMETHING_NEW_IN_2027", subtype: "WHATEVER", transaction: ["expiresDate": renewedUntil], outcome: .applied) { $0.expiresAt = renewedUntil },
     ]

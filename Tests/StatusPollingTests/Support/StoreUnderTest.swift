@@ -63,10 +63,12 @@ struct StoreUnderTest: Sendable {
             try await connection.query("""
                 INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment,
                     expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type)
+                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, billing_plan_type,
+                    commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type)
                 VALUES (\(userID), \(receipt), \(s.originalTransactionID), \(s.productID), \(s.environment),
                     \(s.expiresAt), \(s.gracePeriodExpiresAt), \(s.isInBillingRetry ? 1 : 0)::smallint, \(s.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                    \(s.autoRenewProductID), \(s.expirationIntent)::integer, \(s.cancelledAt), \(s.transactionID), \(s.purchasedAt), \(s.ownershipType))
+                    \(s.autoRenewProductID), \(s.expirationIntent)::integer, \(s.cancelledAt), \(s.transactionID), \(s.purchasedAt), \(s.ownershipType),
+                    \(s.billingPlanType), \(s.commitmentPeriod)::integer, \(s.commitmentPeriods)::integer, \(s.commitmentExpiresAt), \(s.renewalBillingPlanType))
                 RETURNING id
                 """, logger: PostgresTestServer.logger).decode(Int64.self).collect()[0]
         }

@@ -37,11 +37,13 @@ struct TemporaryDatabase: Sendable {
             try db.execute(literal: """
                 INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment,
                     expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type)
+                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, billing_plan_type,
+                    commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type)
                 VALUES (\(userID), \(receipt), \(state.originalTransactionID), \(state.productID), \(state.environment),
                     \(state.expiresAt), \(state.gracePeriodExpiresAt), \(state.isInBillingRetry), \(state.autoRenewStatus),
                     \(state.autoRenewProductID), \(state.expirationIntent), \(state.cancelledAt), \(state.transactionID), \(state.purchasedAt),
-                    \(state.ownershipType))
+                    \(state.ownershipType), \(state.billingPlanType), \(state.commitmentPeriod), \(state.commitmentPeriods),
+                    \(state.commitmentExpiresAt), \(state.renewalBillingPlanType))
                 """)
             return db.lastInsertedRowID
         }
@@ -56,7 +58,8 @@ struct TemporaryDatabase: Sendable {
     func contractColumns(_ id: Int64) throws -> [String: DatabaseValue] {
         let contract = ["user_id", "original_transaction_id", "product_id", "environment", "expires_at", "grace_period_expires_at",
                         "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",
-                        "transaction_id", "purchased_at", "in_app_ownership_type"]
+                        "transaction_id", "purchased_at", "in_app_ownership_type", "billing_plan_type", "commitment_period",
+                        "commitment_periods", "commitment_expires_at", "renewal_billing_plan_type"]
         guard let row = try rawRow(id) else { return [:] }
         return Dictionary(uniqueKeysWithValues: contract.map { ($0, row[$0] as DatabaseValue) })
     }

@@ -24,10 +24,14 @@ struct WireObject {
     }
 
     /// A string; integers are accepted too (identifiers have been seen as numbers in hand-made fixtures).
+    /// One holding a NUL character is refused: no store keeps it whole (PostgreSQL's text cannot
+    /// hold one, SQLite's binding ends the string there), and a cut id would name another chain.
     func string(_ key: String) throws -> String? {
         switch object[key] {
         case nil, .null?: return nil
-        case .string(let text)?: return text
+        case .string(let text)?:
+            guard !text.utf8.contains(0) else { throw failure(key, "a NUL character in a string") }
+            return text
         case .number(let text)? where Int64(text) != nil: return text
         default: throw failure(key, "expected a string")
         }
