@@ -170,7 +170,8 @@ def main():
             if seen != set(chains):
                 mismatch(f"sim-user-{index}: chains answered {sorted(seen)} != truth {sorted(chains)}")
 
-            # History v2, every page, ascending: the non-upgraded transaction expiring last is the truth's.
+            # History v2, every page, ascending: the latest purchase not upgraded away is the truth's
+            # (not the latest expiry: an upgrade from yearly to monthly starts a shorter period).
             revision, latest = None, {}
             while True:
                 page: HistoryResponse = clients[environment].get_transaction_history(
@@ -182,13 +183,17 @@ def main():
                     decoded = accepted(verifier.verify_and_decode_signed_transaction, stranger.verify_and_decode_signed_transaction, jws, "history")
                     counts["history_transactions"] += 1
                     if not decoded.isUpgraded:
-                        latest[decoded.originalTransactionId] = max(latest.get(decoded.originalTransactionId, 0), decoded.expiresDate)
+                        known = latest.get(decoded.originalTransactionId)
+                        if known is None or decoded.purchaseDate >= known[0]:
+                            latest[decoded.originalTransactionId] = (decoded.purchaseDate, decoded.expiresDate)
                 revision = page.revision
                 if not page.hasMore:
                     break
             for original, chain in chains.items():
-                if latest.get(original) != chain["expires_at"]:
-                    mismatch(f"sim-user-{index}: history's latest expiry of {original} {latest.get(original)} != {chain['expires_at']}")
+                if latest.get(original, (0, None))[1] != chain["expires_at"]:
+                    mismatch(f"sim-user-{index}: history's latest purchase of {original} expires {latest.get(original)} != {chain['expires_at']}")
+                elif latest[original][0] != chain["purchased_at"]:
+                    mismatch(f"sim-user-{index}: history's latest purchase of {original} {latest[original][0]} != {chain['purchased_at']}")
 
             # The other environment does not know this id: Apple's 4040010.
             other = "Sandbox" if environment == "Production" else "Production"

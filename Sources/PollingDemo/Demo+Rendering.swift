@@ -1,3 +1,4 @@
+import AppStoreSimulator
 import Foundation
 import StatusPolling
 
@@ -81,14 +82,16 @@ extension Demo.Outcome {
 }
 
 extension EntitlementLag {
-    /// p50, p95 and max of the lags, all events and refunds and recoveries apart.
+    /// p50, p95 and max of the lags, all events and refunds and recoveries apart, then by event.
     public var summary: String {
-        func line(_ name: String, _ lags: [Int64]) -> String {
+        func line(_ name: String, _ lags: [Int64], width: Int = 11) -> String {
             guard let p = Self.percentiles(lags) else { return "  \(name): none" }
-            return "  \(name.padding(toLength: 11, withPad: " ", startingAt: 0)) \(String(lags.count).leftPadded(to: 6))  p50 \(Self.text(p.p50))  p95 \(Self.text(p.p95))  max \(Self.text(p.max))"
+            return "  \(name.padding(toLength: width, withPad: " ", startingAt: 0)) \(String(lags.count).leftPadded(to: 6))  p50 \(Self.text(p.p50))  p95 \(Self.text(p.p95))  max \(Self.text(p.max))"
         }
+        let kinds = LifecycleEvent.Kind.allCases.filter { byKind[$0] != nil }.map { line("  " + $0.rawValue, byKind[$0]!, width: 28) }
         return (["Entitlement lag (simulated time from each App Store event until its row reflected it):",
-            line("all events", all), line("refunds", refunds), line("recoveries", recoveries)]
+            line("all events", all), line("refunds", refunds), line("recoveries", recoveries),
+            "  by event (refund requests, declines and refunds of an earlier period change no column and count in no line above):"] + kinds
             + (unreflected > 0 ? ["  \(unreflected) events not reflected by the last night (their rows' next window is later)"] : []))
             .joined(separator: "\n")
     }

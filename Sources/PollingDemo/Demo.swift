@@ -153,7 +153,9 @@ public enum Demo {
                 guard let report = outcome.report else { throw DemoError.nightDidNotRun(number, outcome.error ?? "exit \(outcome.exitCode.rawValue)") }
                 run = NightRun(report: report, exitCode: outcome.exitCode)
             }
-            let notified = notifications.map { _ in TruthCheck.Notified(awaitingApple: awaitingApple(simulator, clockMs: clock)) }
+            let notified = notifications.map { _ in
+                TruthCheck.Notified(awaitingApple: awaitingApple(simulator, clockMs: clock, version1: configuration.backend == .verifyReceipt))
+            }
             let (check, after) = try await TruthCheck.run(
                 store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
                 windows: configuration.windows, notified: notified)
@@ -190,9 +192,20 @@ public enum Demo {
     /// receiver nor the history has it, and a row out of every window is not asked); with V1, also
     /// a notification not delivered (V1 has no history to catch up from), or a renewal preference
     /// changed since the chain's last charge (V1's DID_CHANGE_RENEWAL_PREF carries no date, so it
-    /// cannot be placed after the last poll; the poll of the row's next window brings it).
-    static func awaitingApple(_ simulator: AppStoreSimulator, clockMs: Int64) -> Set<String> {
+    /// cannot be placed after the last poll; the poll of the row's next window brings it), or a
+    /// refund of the current period that Apple reversed (V1 has no `REFUND_REVERSED`: the poll
+    /// when the period ends brings the access back).
+    static func awaitingApple(_ simulator: AppStoreSimulator, clockMs: Int64, version1: Bool = false) -> Set<String> {
         var chains = Set<String>()
+        if version1 {
+            for subscriber in simulator.population.subscribers {
+                for chain in subscriber.chains where chain.transactions.contains(where: { t in
+                    t.refundRequestedAtMs == nil && !chain.isFamilyShared && (t.refundReversedAtMs ?? .max) <= clockMs && clockMs < t.expiresMs
+                }) {
+                    chains.insert(chain.originalTransactionID)
+                }
+            }
+        }
         for record in simulator.notificationRecords {
             guard let event = record.event, event.atMs <= clockMs else { continue }
             if record.firstAttemptMs > clockMs { chains.insert(event.originalTransactionID) }

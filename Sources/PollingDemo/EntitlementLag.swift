@@ -4,10 +4,12 @@ import AppStoreSimulator
 /// event's instant until the row held Apple data at least that new — a notification that told
 /// it (or a later one), or a verification after it. Simulated time throughout.
 public struct EntitlementLag: Sendable {
-    /// Lags in ms, by what the events were.
+    /// Lags in ms, by what the events were; `all` holds the events that change a column.
     public private(set) var all: [Int64] = []
     public private(set) var refunds: [Int64] = []
     public private(set) var recoveries: [Int64] = []
+    /// Lags by the kind of event (a refund of an earlier period, a revoke, a declined request…).
+    public private(set) var byKind: [LifecycleEvent.Kind: [Int64]] = [:]
     /// Events no row reflected by the end (a chain no row holds yet, or one still wrong).
     public var unreflected: Int { pending.values.reduce(0) { $0 + $1.count } }
     /// Events waiting, by `original_transaction_id`, oldest first.
@@ -27,9 +29,10 @@ public struct EntitlementLag: Sendable {
         let reached = events.prefix { $0.atMs <= asOfMs }
         for event in reached {
             let lag = max(0, atMs - event.atMs)
-            all.append(lag)
+            if event.changesEntitlement { all.append(lag) }
             if event.isRefund { refunds.append(lag) }
             if event.isRecovery { recoveries.append(lag) }
+            byKind[event.kind, default: []].append(lag)
         }
         events.removeFirst(reached.count)
         pending[originalTransactionID] = events.isEmpty ? nil : events

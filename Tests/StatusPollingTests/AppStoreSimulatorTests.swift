@@ -141,8 +141,10 @@ import Testing
     }
 
     @Test func refundCarriesACancellationDate() throws {
-        let refunded = try subscriber { s in s.environment == "Production" && s.chains.count == 1 && s.chains[0].transactions.contains { ($0.refundedAtMs ?? 0) > Self.start } }
-        let transaction = refunded.chains[0].transactions.first { ($0.refundedAtMs ?? 0) > Self.start }!
+        // Apple support's refund of the current period (not an earlier period's, asked for by the customer).
+        func isRefund(_ t: SimulatedChain.Transaction) -> Bool { (t.refundedAtMs ?? 0) > Self.start && t.refundRequestedAtMs == nil }
+        let refunded = try subscriber { s in s.environment == "Production" && s.chains.count == 1 && s.chains[0].transactions.contains(where: isRefund) }
+        let transaction = refunded.chains[0].transactions.first(where: isRefund)!
         let at = transaction.refundedAtMs! + 60_000
         let json = try ask(receipt: refunded.receipt(at: Self.start), at: at)
         let entry = try #require(chainEntries(json, "latest_receipt_info").first { $0["transaction_id"] as? String == transaction.transactionID })

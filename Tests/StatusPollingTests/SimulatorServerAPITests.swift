@@ -24,7 +24,7 @@ import Testing
             "transactionId": t.transactionID, "originalTransactionId": chain.originalTransactionID, "webOrderLineItemId": "9" + t.transactionID,
             "bundleId": "com.example.premium", "productId": t.productID, "subscriptionGroupIdentifier": chain.groupID,
             "purchaseDate": t.purchaseMs, "originalPurchaseDate": first.purchaseMs, "expiresDate": t.expiresMs, "quantity": 1,
-            "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": ms, "environment": environment,
+            "type": "Auto-Renewable Subscription", "inAppOwnershipType": chain.isFamilyShared ? "FAMILY_SHARED" : "PURCHASED", "signedDate": ms, "environment": environment,
             "transactionReason": t.transactionID == first.transactionID || chain.purchases.contains { $0.atMs == t.purchaseMs } ? "PURCHASE" : "RENEWAL",
             "storefront": "USA", "storefrontId": "143441", "currency": "USD",
         ]
@@ -35,9 +35,10 @@ import Testing
             o["offerDiscountType"] = t.isTrial ? "FREE_TRIAL" : "PAY_AS_YOU_GO"
         }
         if let upgraded = t.upgradedAtMs, upgraded <= ms { o["isUpgraded"] = true }
-        else if let refunded = t.refundedAtMs, refunded <= ms {
+        else if let refunded = t.refundedAtMs, refunded <= ms, (t.refundReversedAtMs ?? .max) > ms {
             o["revocationDate"] = refunded
-            o["revocationReason"] = 0
+            o["revocationReason"] = t.refundRequestedAtMs == nil ? 0 : 1
+            o["revocationType"] = chain.isFamilyShared ? "FAMILY_REVOKE" : "REFUND_FULL"
         }
         return o
     }

@@ -14,10 +14,14 @@ enum NotificationBuilder {
             let current = chain.current(at: event.atMs),
             let truth = chain.entitlement(at: event.atMs, environment: subscriber.environment, latestReceipt: "")
         {
+            // The transaction the event is about (a refunded earlier period's, the new one of an
+            // upgrade), as it stands at the event; the status and the renewal info are the chain's.
+            let about = event.transactionID.flatMap { id in chain.transactions.first { $0.transactionID == id } } ?? current
             data["status"] = ServerAPIResponseBuilder.status(truth.state)
             data["signedTransactionInfo"] = pki.sign(ServerAPIResponseBuilder.transaction(
-                current, chain: chain, environment: subscriber.environment, bundleID: configuration.bundleID, at: event.atMs))
+                about, chain: chain, environment: subscriber.environment, bundleID: configuration.bundleID, at: event.atMs))
             data["signedRenewalInfo"] = pki.sign(ServerAPIResponseBuilder.renewal(chain, current: current, environment: subscriber.environment, at: event.atMs))
+            if event.kind == .refundRequested { data["consumptionRequestReason"] = "UNSATISFIED_WITH_PURCHASE" }
         }
         let (type, subtype) = event.version2
         var payload: [String: Any] = ["notificationType": type, "notificationUUID": uuid, "signedDate": event.atMs, "version": "2.0", "data": data]

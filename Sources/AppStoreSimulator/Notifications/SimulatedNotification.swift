@@ -20,6 +20,11 @@ public struct SimulatedNotification: Sendable {
     public var purchaseDateMs: Int64
     public var expiresDateMs: Int64
     public var revocationDateMs: Int64?
+    /// `revocationReason` beside a revocation date: 1 an issue in the app, 0 another reason.
+    public var revocationReason: Int?
+    public var isUpgraded: Bool
+    /// `inAppOwnershipType`: "PURCHASED", or "FAMILY_SHARED" for a Family Sharing member.
+    public var ownershipType: String
     public var autoRenewStatus: Bool
     public var autoRenewProductID: String
     public var expirationIntent: Int?
@@ -30,7 +35,8 @@ public struct SimulatedNotification: Sendable {
         type: String, subtype: String? = nil, uuid: String, signedDateMs: Int64, bundleID: String, appAppleID: Int64?, environment: String = "Production",
         status: Int = 1, originalTransactionID: String, transactionID: String, productID: String, purchaseDateMs: Int64, expiresDateMs: Int64,
         revocationDateMs: Int64? = nil, autoRenewStatus: Bool = true, autoRenewProductID: String? = nil, expirationIntent: Int? = nil,
-        isInBillingRetryPeriod: Bool = false, gracePeriodExpiresDateMs: Int64? = nil
+        isInBillingRetryPeriod: Bool = false, gracePeriodExpiresDateMs: Int64? = nil, revocationReason: Int? = nil, isUpgraded: Bool = false,
+        ownershipType: String = "PURCHASED"
     ) {
         self.type = type
         self.subtype = subtype
@@ -51,6 +57,9 @@ public struct SimulatedNotification: Sendable {
         self.expirationIntent = expirationIntent
         self.isInBillingRetryPeriod = isInBillingRetryPeriod
         self.gracePeriodExpiresDateMs = gracePeriodExpiresDateMs
+        self.revocationReason = revocationReason
+        self.isUpgraded = isUpgraded
+        self.ownershipType = ownershipType
     }
 
     /// The body Apple posts: `{"signedPayload":"…"}`, signed by `pki`.
@@ -58,9 +67,11 @@ public struct SimulatedNotification: Sendable {
         var transaction: [String: Any] = [
             "transactionId": transactionID, "originalTransactionId": originalTransactionID, "bundleId": bundleID, "productId": productID,
             "purchaseDate": purchaseDateMs, "expiresDate": expiresDateMs, "type": "Auto-Renewable Subscription", "environment": environment,
-            "signedDate": signedDateMs, "inAppOwnershipType": "PURCHASED",
+            "signedDate": signedDateMs, "inAppOwnershipType": ownershipType,
         ]
         if let revocationDateMs { transaction["revocationDate"] = revocationDateMs }
+        if let revocationReason, revocationDateMs != nil { transaction["revocationReason"] = revocationReason }
+        if isUpgraded { transaction["isUpgraded"] = true }
         var renewal: [String: Any] = [
             "originalTransactionId": originalTransactionID, "productId": productID, "autoRenewProductId": autoRenewProductID,
             "autoRenewStatus": autoRenewStatus ? 1 : 0, "isInBillingRetryPeriod": isInBillingRetryPeriod, "environment": environment,

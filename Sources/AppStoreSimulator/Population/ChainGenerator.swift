@@ -14,8 +14,16 @@ struct ChainGenerator {
         self.chain = SimulatedChain(originalTransactionID: originalTransactionID, groupID: groupID)
     }
 
-    /// Generates the history until the configured horizon.
+    /// Generates the history until the configured horizon: the chain's life, then the refund
+    /// requests that leave it as it was (of an earlier period, declined ones, reversals).
     mutating func generate(product initial: SimulatedProduct, firstPurchaseMs: Int64, trial: Bool, introOffer: Bool) -> SimulatedChain {
+        live(product: initial, firstPurchaseMs: firstPurchaseMs, trial: trial, introOffer: introOffer)
+        addRefundRequests()
+        return chain
+    }
+
+    /// The chain's life: purchases, renewals, billing failures, churn, refunds, upgrades, lapses.
+    private mutating func live(product initial: SimulatedProduct, firstPurchaseMs: Int64, trial: Bool, introOffer: Bool) {
         var product = initial
         chain.autoRenew.append(.init(atMs: firstPurchaseMs, value: true))
         chain.autoRenewProduct.append(.init(atMs: firstPurchaseMs, value: product.id))
@@ -25,13 +33,22 @@ struct ChainGenerator {
         var isTrial = trial
 
         while start < configuration.horizonMs {
-            let middle = (start + hour)...(max(start + hour, end - hour))
+            // While the period's transaction exists: one recovered inside the grace period is bought
+            // after the period began, and a refund or an upgrade before it would be of nothing.
+            let from = max(start, chain.transactions[chain.transactions.count - 1].purchaseMs) + hour
+            let middle = from...max(from, end - hour)
+            // A Family Sharing member loses access when the purchaser stops sharing, leaves the
+            // family or is refunded (`REVOKE`), drawn apart so other chains keep their draws.
+            var sharing = SeededRandom(seed: configuration.seed ^ 0xFA31_17E5, stableHash(chain.originalTransactionID), UInt64(bitPattern: start))
             // At most one mid-period event, drawn in this order.
-            if !isTrial, random.chance(configuration.refundRate) {
-                let at = random.time(in: middle)
-                chain.transactions[chain.transactions.count - 1].refundedAtMs = at
-                chain.autoRenew.append(.init(atMs: at, value: false))
-            } else if product == Catalog.monthly || product == Catalog.yearly, random.chance(configuration.upgradeRate) {
+            if chain.isFamilyShared, sharing.chance(configuration.familyRevokeRate) {
+                revokeCurrent(at: sharing.time(in: middle))
+            } else if !isTrial, random.chance(configuration.refundRate) {
+                // Apple support refunds the current period (in a member's chain: the purchaser's, a revoke).
+                revokeCurrent(at: random.time(in: middle))
+            } else if product == Catalog.monthly || product == Catalog.yearly,
+                random.chance(product == Catalog.yearly ? configuration.yearlyUpgradeRate : configuration.upgradeRate)
+            {
                 // Upgrade to the higher tier: takes effect at once; the old transaction is marked
                 // upgraded and cancelled. From yearly, the upgraded transaction still expires months
                 // after the new one: a poller that ignores `is_upgraded` keeps the old expiry.
@@ -55,7 +72,7 @@ struct ChainGenerator {
             isTrial = false
             if chain.latest(chain.autoRenew, at: end) == false {
                 chain.lapses.append(.init(atMs: end, intent: 1))
-                guard let back = resubscribe(after: end) else { return chain }
+                guard let back = resubscribe(after: end) else { return }
                 (start, end, product) = back
                 continue
             }
@@ -82,11 +99,64 @@ struct ChainGenerator {
                 end = periodStart + product.durationMs
             } else {
                 chain.billingRetries.append(.init(startMs: end, endMs: retryEnd, graceEndMs: graceEnd, recovered: false))
-                guard let back = resubscribe(after: retryEnd) else { return chain }
+                guard let back = resubscribe(after: retryEnd) else { return }
                 (start, end, product) = back
             }
         }
-        return chain
+    }
+
+    /// The current period refunded (or, for a member, revoked) at `at`: access ends at once, and
+    /// auto-renew with it (Apple turns it off after a refund).
+    private mutating func revokeCurrent(at: Int64) {
+        chain.transactions[chain.transactions.count - 1].refundedAtMs = at
+        chain.autoRenew.append(.init(atMs: at, value: false))
+    }
+
+    /// Refund requests that change no access, each drawn apart by transaction id, so the chain's
+    /// life stays the same whatever their rates: a refund of an earlier period while the customer
+    /// keeps subscribing (`CONSUMPTION_REQUEST`, then `REFUND` of that earlier transaction), a
+    /// request Apple declines (`CONSUMPTION_REQUEST`, then `REFUND_DECLINED`), and Apple reversing a
+    /// refund it granted (`REFUND_REVERSED`: of the current period before it ends, which gives the
+    /// access back, or of an earlier one). A member of a family pays nothing and asks for nothing.
+    private mutating func addRefundRequests() {
+        guard !chain.isFamilyShared else { return }
+        let answer = (12 * hour)...(48 * hour)
+        for index in chain.transactions.indices {
+            let t = chain.transactions[index]
+            guard !t.isTrial, t.refundedAtMs == nil else { continue }
+            var draw = SeededRandom(seed: configuration.seed ^ 0x2EF0_4D5E, stableHash(t.transactionID))
+            if draw.chance(configuration.earlierRefundRate), t.upgradedAtMs == nil, index + 1 < chain.transactions.count {
+                // Asked during the next period, which runs on untouched until after the answer.
+                let next = chain.transactions[index + 1]
+                let from = max(next.purchaseMs, t.expiresMs) + hour
+                let to = min(next.expiresMs, next.upgradedAtMs ?? .max, next.refundedAtMs ?? .max) - 3 * day
+                guard from < to else { continue }
+                let asked = draw.time(in: from...to)
+                chain.transactions[index].refundRequestedAtMs = asked
+                chain.transactions[index].refundedAtMs = asked + draw.time(in: answer)
+                chain.transactions[index].refundReason = 1
+            } else if draw.chance(configuration.refundDeclinedRate) {
+                // Asked during its own period; Apple says no.
+                let from = t.purchaseMs + hour
+                let to = min(t.expiresMs, t.upgradedAtMs ?? .max) - 3 * day
+                guard from < to else { continue }
+                let asked = draw.time(in: from...to)
+                chain.transactions[index].refundRequestedAtMs = asked
+                chain.transactions[index].refundDeclinedAtMs = asked + draw.time(in: answer)
+            }
+        }
+        for index in chain.transactions.indices {
+            let t = chain.transactions[index]
+            guard let refunded = t.refundedAtMs else { continue }
+            var draw = SeededRandom(seed: configuration.seed ^ 0x4E7E_45ED, stableHash(t.transactionID))
+            guard draw.chance(configuration.refundReversedRate) else { continue }
+            if t.refundRequestedAtMs != nil {
+                chain.transactions[index].refundReversedAtMs = refunded + draw.time(in: day...(10 * day))
+            } else if refunded + 12 * hour < t.expiresMs - 30 * hour {
+                // Before the period ends, so the customer has the rest of it back.
+                chain.transactions[index].refundReversedAtMs = draw.time(in: (refunded + 12 * hour)...(t.expiresMs - 30 * hour))
+            }
+        }
     }
 
     /// A lapsed subscriber may buy again in the app (same chain, same group).

@@ -68,14 +68,19 @@ public struct Population: Sendable {
         // (just renewed, near expiry, in billing retry, lapsed) is present on the first night.
         let spread = product == Catalog.yearly ? 365 * day : 45 * day
         let firstPurchase = configuration.startMs - random.time(in: day...spread)
-        let trial = random.chance(configuration.trialShare)
-        let intro = random.chance(configuration.introOfferShare)
+        var trial = random.chance(configuration.trialShare)
+        var intro = random.chance(configuration.introOfferShare)
+        // A Family Sharing member: drawn apart, so every other subscriber's draws stay the same.
+        var family = SeededRandom(seed: configuration.seed, UInt64(index), 3)
+        let familyShared = family.chance(configuration.familySharedShare)
+        if familyShared { (trial, intro) = (false, false) }
         // Apple's ids are numeric strings; sandbox ones come from another range here.
         let idBase: UInt64 = (sandbox ? 200_000_000_000 : 100_000_000_000) + UInt64(index) * 10
         var chains: [SimulatedChain] = []
         var premium = ChainGenerator(
             configuration: configuration, random: SeededRandom(seed: configuration.seed, UInt64(index), 1),
             originalTransactionID: String(idBase), groupID: Catalog.premiumGroup)
+        if familyShared { premium.chain.ownershipType = "FAMILY_SHARED" }
         chains.append(premium.generate(product: product, firstPurchaseMs: firstPurchase, trial: trial, introOffer: intro))
         if random.chance(configuration.secondGroupShare) {
             var storage = ChainGenerator(

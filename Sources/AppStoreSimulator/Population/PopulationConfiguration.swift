@@ -39,8 +39,11 @@ public struct PopulationConfiguration: Sendable, Equatable {
     public var recoveryRate: Double
     /// Apple support refunds the current period.
     public var refundRate: Double
-    /// A monthly or yearly subscriber upgrades to the higher tier mid-period.
+    /// A monthly subscriber upgrades to the higher tier mid-period.
     public var upgradeRate: Double
+    /// A yearly subscriber upgrades to the monthly higher tier during the year: the new, shorter
+    /// period expires months before the upgraded one would have.
+    public var yearlyUpgradeRate: Double
     /// A higher-tier subscriber downgrades (takes effect at the next renewal).
     public var downgradeRate: Double
     /// A lapsed subscriber comes back within 60 days.
@@ -48,6 +51,17 @@ public struct PopulationConfiguration: Sendable, Equatable {
     /// Share of resubscriptions and upgrades bought in the App Store rather than in the app
     /// (its subscription settings, a win-back offer): no receipt is uploaded for them.
     public var resubscribeOutsideAppRate: Double
+    /// The customer gets the previous period's charge back while the subscription renews on
+    /// (`CONSUMPTION_REQUEST`, then `REFUND` of the earlier transaction; status stays active).
+    public var earlierRefundRate: Double
+    /// A refund request Apple declines (`CONSUMPTION_REQUEST`, then `REFUND_DECLINED`), per paid period.
+    public var refundDeclinedRate: Double
+    /// Apple reverses a refund it granted (`REFUND_REVERSED`), per refund.
+    public var refundReversedRate: Double
+    /// Share of subscribers whose premium subscription is a Family Sharing member's (`FAMILY_SHARED`).
+    public var familySharedShare: Double
+    /// Per period of a member's subscription, the purchaser stops sharing (`REVOKE`).
+    public var familyRevokeRate: Double
 
     public init(
         subscribers: Int = 3000, seed: UInt64 = 42, startMs: Int64, horizonMs: Int64? = nil,
@@ -57,7 +71,8 @@ public struct PopulationConfiguration: Sendable, Equatable {
         secondGroupShare: Double = 0.08, sandboxShare: Double = 0.02,
         churnRate: Double = 0.06, billingFailureRate: Double = 0.07, recoveryRate: Double = 0.65,
         refundRate: Double = 0.01, upgradeRate: Double = 0.02, downgradeRate: Double = 0.03, resubscribeRate: Double = 0.25,
-        resubscribeOutsideAppRate: Double = 0.5
+        resubscribeOutsideAppRate: Double = 0.5, yearlyUpgradeRate: Double = 0.2, earlierRefundRate: Double = 0.007,
+        refundDeclinedRate: Double = 0.004, refundReversedRate: Double = 0.25, familySharedShare: Double = 0.03, familyRevokeRate: Double = 0.05
     ) {
         self.subscribers = subscribers
         self.seed = seed
@@ -82,12 +97,20 @@ public struct PopulationConfiguration: Sendable, Equatable {
         self.downgradeRate = downgradeRate
         self.resubscribeRate = resubscribeRate
         self.resubscribeOutsideAppRate = resubscribeOutsideAppRate
+        self.yearlyUpgradeRate = yearlyUpgradeRate
+        self.earlierRefundRate = earlierRefundRate
+        self.refundDeclinedRate = refundDeclinedRate
+        self.refundReversedRate = refundReversedRate
+        self.familySharedShare = familySharedShare
+        self.familyRevokeRate = familyRevokeRate
     }
 }
 
 extension PopulationConfiguration {
     /// The rates `--rate NAME=VALUE` can set.
-    public static let rateNames = ["churn", "billing_failure", "recovery", "refund", "upgrade", "downgrade", "resubscribe", "resubscribe_outside_app", "sandbox", "second_group", "trial", "yearly"]
+    public static let rateNames = ["churn", "billing_failure", "recovery", "refund", "upgrade", "downgrade", "resubscribe", "resubscribe_outside_app", "sandbox", "second_group", "trial", "yearly",
+        "upgrade_from_yearly", "refund_earlier", "refund_declined", "refund_reversed", "family_shared", "family_revoke",
+    ]
 
     /// A copy with rates set from `NAME=VALUE` items; throws on an unknown name or a value outside 0…1.
     public func applying(rates items: [String]) throws -> Self {
@@ -108,6 +131,12 @@ extension PopulationConfiguration {
             case "second_group": copy.secondGroupShare = value
             case "trial": copy.trialShare = value
             case "yearly": copy.yearlyShare = value
+            case "upgrade_from_yearly": copy.yearlyUpgradeRate = value
+            case "refund_earlier": copy.earlierRefundRate = value
+            case "refund_declined": copy.refundDeclinedRate = value
+            case "refund_reversed": copy.refundReversedRate = value
+            case "family_shared": copy.familySharedShare = value
+            case "family_revoke": copy.familyRevokeRate = value
             default: throw RateError(item: item)
             }
         }

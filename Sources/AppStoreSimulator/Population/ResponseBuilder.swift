@@ -47,7 +47,7 @@ enum ResponseBuilder {
             "original_transaction_id": chain.originalTransactionID, "web_order_line_item_id": "9\(t.transactionID)",
             "is_trial_period": t.isTrial ? "true" : "false",
             "is_in_intro_offer_period": t.isIntroOffer ? "true" : "false",
-            "subscription_group_identifier": chain.groupID, "in_app_ownership_type": "PURCHASED",
+            "subscription_group_identifier": chain.groupID, "in_app_ownership_type": chain.ownershipType,
         ]
         addDate(&o, "purchase_date", t.purchaseMs)
         addDate(&o, "original_purchase_date", firstPurchaseMs)
@@ -56,9 +56,11 @@ enum ResponseBuilder {
             o["is_upgraded"] = "true"
             addDate(&o, "cancellation_date", upgraded)
             o["cancellation_reason"] = "0"
-        } else if let refunded = t.refundedAtMs, refunded <= ms {
+        } else if let refunded = t.refund(at: ms) {
+            // A refund (of this period or an earlier one) or a Family Sharing revoke; gone again
+            // once Apple reverses the refund.
             addDate(&o, "cancellation_date", refunded)
-            o["cancellation_reason"] = "0"
+            o["cancellation_reason"] = String(t.refundReason)
         }
         return o
     }

@@ -11,10 +11,27 @@ public struct SimulatedChain: Sendable {
         public var expiresMs: Int64
         public var isTrial: Bool
         public var isIntroOffer: Bool
-        /// Apple support refunded it at this instant.
+        /// Apple refunded it (or, in a Family Sharing member's chain, revoked it) at this instant.
         public var refundedAtMs: Int64?
+        /// `revocationReason` and `cancellation_reason` of that refund: 1 an issue in the app, 0 another reason.
+        public var refundReason = 0
+        /// The customer asked for this transaction's money back at this instant: Apple sends
+        /// `CONSUMPTION_REQUEST`, then refunds (``refundedAtMs``) or declines (``refundDeclinedAtMs``).
+        public var refundRequestedAtMs: Int64?
+        /// Apple declined that request at this instant (`REFUND_DECLINED`): nothing changes.
+        public var refundDeclinedAtMs: Int64?
+        /// Apple reversed its refund at this instant (`REFUND_REVERSED`): the transaction is whole again.
+        public var refundReversedAtMs: Int64?
         /// The user upgraded away from it at this instant (`is_upgraded`, and cancelled then).
         public var upgradedAtMs: Int64?
+
+        /// When the refund in force at `ms` took the transaction back: nil before a refund and
+        /// after its reversal.
+        public func refund(at ms: Int64) -> Int64? {
+            guard let refunded = refundedAtMs, refunded <= ms else { return nil }
+            if let reversed = refundReversedAtMs, reversed <= ms { return nil }
+            return refunded
+        }
     }
 
     /// A value that changed at an instant (auto-renew status, the product that renews next).
@@ -50,6 +67,10 @@ public struct SimulatedChain: Sendable {
 
     public var originalTransactionID: String
     public var groupID: String
+    /// `inAppOwnershipType` of every transaction: "PURCHASED", or "FAMILY_SHARED" for a Family
+    /// Sharing member's chain (the purchaser pays; a refund or an end of sharing is a `REVOKE`).
+    public var ownershipType = "PURCHASED"
+    public var isFamilyShared: Bool { ownershipType == "FAMILY_SHARED" }
     public var transactions: [Transaction] = []
     public var autoRenew: [Change<Bool>] = []
     public var autoRenewProduct: [Change<String>] = []

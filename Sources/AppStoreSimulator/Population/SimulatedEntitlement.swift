@@ -18,18 +18,21 @@ public struct SimulatedEntitlement: Sendable, Equatable {
     public var ownershipType: String
     /// The receipt Apple hands out at this instant (`latest_receipt`).
     public var latestReceipt: String
-    /// active, grace_period, billing_retry, expired or refunded.
+    /// active, grace_period, billing_retry, expired or refunded (a Family Sharing revoke too).
     public var state: String
     public var isEntitled: Bool { state == "active" || state == "grace_period" }
 }
 
 extension SimulatedChain {
-    /// The transaction that gives access at `ms`: visible, not upgraded away from, latest expiry.
+    /// The chain's effective transaction at `ms`: the latest purchase visible then that was not
+    /// upgraded away from. Not the latest expiry: an upgrade from yearly to a monthly plan starts a
+    /// transaction that expires months before the upgraded one would have. A refunded transaction
+    /// stays current (its refund is the chain's state); a refunded earlier one never comes back.
     public func current(at ms: Int64) -> Transaction? {
         var best: Transaction?
         for transaction in transactions where transaction.purchaseMs <= ms {
             if let upgraded = transaction.upgradedAtMs, upgraded <= ms { continue }
-            if best == nil || transaction.expiresMs >= best!.expiresMs { best = transaction }
+            if best == nil || transaction.purchaseMs >= best!.purchaseMs { best = transaction }
         }
         return best
     }
@@ -52,7 +55,9 @@ extension SimulatedChain {
         guard let current = current(at: ms) else { return nil }
         let retry = billingRetry(at: ms)
         let grace = retry?.graceEndMs.flatMap { $0 > ms ? $0 : nil }
-        let refundedAt = current.refundedAtMs.flatMap { $0 <= ms ? $0 : nil }
+        // A refund (or a Family Sharing revoke) of the current period, unless Apple reversed it;
+        // one of an earlier period takes back no access and shows in no column.
+        let refundedAt = current.refund(at: ms)
         let state: String
         if refundedAt != nil {
             state = "refunded"
@@ -71,7 +76,7 @@ extension SimulatedChain {
             autoRenewStatus: latest(autoRenew, at: ms) ?? true,
             autoRenewProductID: latest(autoRenewProduct, at: ms) ?? current.productID,
             expirationIntent: expirationIntent(at: ms), cancelledAtMs: refundedAt,
-            transactionID: current.transactionID, purchaseMs: current.purchaseMs, ownershipType: "PURCHASED",
+            transactionID: current.transactionID, purchaseMs: current.purchaseMs, ownershipType: ownershipType,
             latestReceipt: latestReceipt, state: state)
     }
 }

@@ -33,7 +33,8 @@ extension SimulatorServer {
                     "original_transaction_id": truth.originalTransactionID, "product_id": truth.productID,
                     "state": truth.state, "is_entitled": truth.isEntitled, "expires_at": truth.expiresAtMs,
                     "is_in_billing_retry": truth.isInBillingRetry, "auto_renew_status": truth.autoRenewStatus,
-                    "auto_renew_product_id": truth.autoRenewProductID,
+                    "auto_renew_product_id": truth.autoRenewProductID, "transaction_id": truth.transactionID,
+                    "purchased_at": truth.purchaseMs, "in_app_ownership_type": truth.ownershipType,
                 ]
                 if let grace = truth.gracePeriodExpiresAtMs { o["grace_period_expires_at"] = grace }
                 if let intent = truth.expirationIntent { o["expiration_intent"] = intent }

@@ -30,7 +30,7 @@ enum ServerAPIResponseBuilder {
             "webOrderLineItemId": "9\(t.transactionID)", "bundleId": bundleID, "productId": t.productID,
             "subscriptionGroupIdentifier": chain.groupID, "purchaseDate": t.purchaseMs,
             "originalPurchaseDate": first.purchaseMs, "expiresDate": t.expiresMs, "quantity": 1,
-            "type": "Auto-Renewable Subscription", "inAppOwnershipType": "PURCHASED", "signedDate": ms,
+            "type": "Auto-Renewable Subscription", "inAppOwnershipType": chain.ownershipType, "signedDate": ms,
             "environment": environment, "transactionReason": purchased ? "PURCHASE" : "RENEWAL",
             "storefront": "USA", "storefrontId": "143441", "currency": "USD", "price": price(t),
         ]
@@ -43,9 +43,12 @@ enum ServerAPIResponseBuilder {
         }
         if let upgraded = t.upgradedAtMs, upgraded <= ms {
             o["isUpgraded"] = true
-        } else if let refunded = t.refundedAtMs, refunded <= ms {
+        } else if let refunded = t.refund(at: ms) {
+            // Refunded (this period or an earlier one) or, for a member, revoked; signed again
+            // without these once Apple reverses the refund.
             o["revocationDate"] = refunded
-            o["revocationReason"] = 0
+            o["revocationReason"] = t.refundReason
+            o["revocationType"] = chain.isFamilyShared ? "FAMILY_REVOKE" : "REFUND_FULL"
         }
         return o
     }

@@ -33,8 +33,9 @@ import Testing
                 }
             }
         }
-        // The population's rates reach every kind but a re-enabled auto-renewal (it draws none).
-        #expect(Set(kinds.keys) == Set(LifecycleEvent.Kind.allCases).subtracting([.autoRenewEnabled]), "\(kinds)")
+        // The population's rates reach every kind but a re-enabled auto-renewal (it draws none)
+        // and a billing failure without a grace period (the app has one).
+        #expect(Set(kinds.keys) == Set(LifecycleEvent.Kind.allCases).subtracting([.autoRenewEnabled, .failedToRenew]), "\(kinds)")
     }
 
     /// Each kind names Apple's V2 type and subtype, and seed 004's V1 type where V1 has one.
@@ -47,6 +48,23 @@ import Testing
         #expect(event(.gracePeriodExpired).version1 == nil)
         #expect(event(.subscribed).version2 == ("SUBSCRIBED", "INITIAL_BUY"))
         #expect(event(.refunded).version1 == "REFUND")
+        #expect(event(.failedToRenew).version2 == ("DID_FAIL_TO_RENEW", nil))
+        #expect(event(.failedToRenewInGracePeriod).version2 == ("DID_FAIL_TO_RENEW", "GRACE_PERIOD"))
+        #expect(event(.failedToRenewInGracePeriod).version1 == "DID_FAIL_TO_RENEW")
+        #expect(event(.refundRequested).version2 == ("CONSUMPTION_REQUEST", nil))
+        #expect(event(.refundDeclined).version2 == ("REFUND_DECLINED", nil))
+        #expect(event(.refundedEarlierPeriod).version2 == ("REFUND", nil))
+        #expect(event(.refundReversed).version2 == ("REFUND_REVERSED", nil))
+        #expect(event(.earlierRefundReversed).version2 == ("REFUND_REVERSED", nil))
+        #expect(event(.revoked).version2 == ("REVOKE", nil))
+        #expect(event(.upgraded).version2 == ("DID_CHANGE_RENEWAL_PREF", "UPGRADE"))
+        #expect(event(.downgraded).version2 == ("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE"))
+        // V1: REFUND for any refund, REVOKE for Family Sharing; no subscription CONSUMPTION_REQUEST,
+        // no REFUND_DECLINED, no REFUND_REVERSED.
+        #expect(event(.refundedEarlierPeriod).version1 == "REFUND")
+        #expect(event(.revoked).version1 == "REVOKE")
+        #expect(event(.upgraded).version1 == "INTERACTIVE_RENEWAL")
+        for kind: LifecycleEvent.Kind in [.refundRequested, .refundDeclined, .refundReversed, .earlierRefundReversed] { #expect(event(kind).version1 == nil) }
     }
 
     /// A receiver that answers 503 twice and then 200: Apple's schedule (1 h, then 12 h after the
