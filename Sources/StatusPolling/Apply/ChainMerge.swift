@@ -52,30 +52,13 @@ struct ChainMerge: Equatable {
         if evidence.isUpgraded && period == .same { asksApple = true }
         var merged = row
         if takesTransaction {
-            merged.transactionID = answer.transactionID
-            merged.productID = answer.productID
-            merged.expiresAt = answer.expiresAt
-            merged.purchasedAt = answer.purchasedAt
-            merged.cancelledAt = answer.cancelledAt
-            merged.ownershipType = answer.ownershipType
-            merged.billingPlanType = answer.billingPlanType
-            merged.commitmentPeriod = answer.commitmentPeriod
-            merged.commitmentPeriods = answer.commitmentPeriods
-            merged.commitmentExpiresAt = answer.commitmentExpiresAt
+            merged.takeTransaction(from: answer)
             transactionAsOfMs = update.appleStateAtMs
         } else {
             transactionAsOfMs = held.transactionAsOfMs
         }
         // The renewal info and the environment: the newest Apple data wins.
-        if !isOlder {
-            merged.environment = answer.environment
-            merged.gracePeriodExpiresAt = answer.gracePeriodExpiresAt
-            merged.isInBillingRetry = answer.isInBillingRetry
-            merged.autoRenewStatus = answer.autoRenewStatus
-            merged.autoRenewProductID = answer.autoRenewProductID
-            merged.expirationIntent = answer.expirationIntent
-            merged.renewalBillingPlanType = answer.renewalBillingPlanType
-        }
+        if !isOlder { merged.takeRenewalInfo(from: answer) }
         state = merged
 
         periodEvents = Self.earlierPeriodEvents(held: held, update: update, period: period, state: row)

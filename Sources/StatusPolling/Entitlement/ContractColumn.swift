@@ -51,25 +51,3 @@ extension SubscriptionState {
         ContractColumn.allCases.filter { $0.value(in: self) != $0.value(in: other) }
     }
 }
-
-extension SubscriptionState {
-    /// Whether `self` differs from `old` only by the transaction's identity appearing
-    /// (`transaction_id`, `purchased_at`, `in_app_ownership_type`, and the commitment columns,
-    /// from NULL): a row verified before those columns were kept learns them on its next answer,
-    /// which is no change to record.
-    func onlyGainsTransactionIdentity(from old: SubscriptionState) -> Bool {
-        guard old.transactionID == nil, old.purchasedAt == nil, old.ownershipType == nil, old.billingPlanType == nil,
-            old.renewalBillingPlanType == nil
-        else { return false }
-        var filled = old
-        filled.transactionID = transactionID
-        filled.purchasedAt = purchasedAt
-        filled.ownershipType = ownershipType
-        filled.billingPlanType = billingPlanType
-        filled.commitmentPeriod = commitmentPeriod
-        filled.commitmentPeriods = commitmentPeriods
-        filled.commitmentExpiresAt = commitmentExpiresAt
-        filled.renewalBillingPlanType = renewalBillingPlanType
-        return filled == self
-    }
-}
