@@ -93,14 +93,7 @@ struct BatchWrite {
         guard !rows.isEmpty else { return }
         try await connection.query("""
             UPDATE subscriptions AS s SET
-                original_transaction_id = v.original_transaction_id, product_id = v.product_id, environment = v.environment,
-                expires_at = v.expires_at, grace_period_expires_at = v.grace_period_expires_at,
-                is_in_billing_retry = v.is_in_billing_retry, auto_renew_status = v.auto_renew_status,
-                auto_renew_product_id = v.auto_renew_product_id, expiration_intent = v.expiration_intent, cancelled_at = v.cancelled_at,
-                transaction_id = v.transaction_id, purchased_at = v.purchased_at, in_app_ownership_type = v.in_app_ownership_type,
-                transaction_signed_at = v.transaction_signed_at, billing_plan_type = v.billing_plan_type, commitment_period = v.commitment_period,
-                commitment_periods = v.commitment_periods, commitment_expires_at = v.commitment_expires_at,
-                renewal_billing_plan_type = v.renewal_billing_plan_type,
+                \(unescaped: Self.contractAssignments), transaction_signed_at = v.transaction_signed_at,
                 latest_receipt = COALESCE(v.latest_receipt, s.latest_receipt), apple_state_at = v.apple_state_at,
                 last_attempt_at = v.at, last_verified_at = v.at, last_apple_status = v.apple_status, last_status_backend = v.backend,
                 last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
@@ -109,11 +102,8 @@ struct BatchWrite {
                 lease_expires_at = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_expires_at END,
                 lease_run = CASE WHEN s.lease_run = \(releasing) THEN NULL ELSE s.lease_run END
             FROM jsonb_to_recordset(\("[" + rows.joined(separator: ",") + "]")::jsonb) AS v(
-                id bigint, original_transaction_id text, product_id text, environment text, expires_at bigint,
-                grace_period_expires_at bigint, is_in_billing_retry smallint, auto_renew_status smallint, auto_renew_product_id text,
-                expiration_intent integer, cancelled_at bigint, transaction_id text, purchased_at bigint, in_app_ownership_type text,
-                transaction_signed_at bigint, billing_plan_type text, commitment_period integer, commitment_periods integer,
-                commitment_expires_at bigint, renewal_billing_plan_type text, latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
+                id bigint, \(unescaped: Self.contractTypes), transaction_signed_at bigint,
+                latest_receipt text, apple_state_at bigint, at bigint, apple_status integer, backend text,
                 keeps_upload boolean, asks_apple boolean)
             WHERE s.id = v.id
             """, logger: logger)
@@ -155,22 +145,22 @@ struct BatchWrite {
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
     /// of the same user, so the web service and `show` see it; its id for the audit event.
     private func enrollDiscovered(_ state: SubscriptionState, userID: String, plan: RowUpdatePlan) async throws -> Int64 {
-        try await connection.query("""
-            INSERT INTO subscriptions (
-                user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
-                grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
-                billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type,
-                apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (
-                \(userID), \(plan.discoveredReceipt), \(state.originalTransactionID), \(state.productID), \(state.environment), \(state.expiresAt),
-                \(state.gracePeriodExpiresAt), \(state.isInBillingRetry ? 1 : 0)::smallint, \(state.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                \(state.autoRenewProductID), \(state.expirationIntent)::integer, \(state.cancelledAt), \(state.transactionID), \(state.purchasedAt),
-                \(state.ownershipType), \(plan.appleStateAtMs), \(state.billingPlanType), \(state.commitmentPeriod)::integer,
-                \(state.commitmentPeriods)::integer, \(state.commitmentExpiresAt), \(state.renewalBillingPlanType), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
-                \(plan.upstreamStatus?.code)::integer, \(plan.upstreamStatus?.backend.rawValue))
+        var binds = PostgresBindings()
+        binds.append(userID)
+        binds.append(plan.discoveredReceipt)
+        for column in ContractColumn.allCases { binds.append(column.value(in: state)) }
+        let next = 3 + ContractColumn.allCases.count
+        for value in [plan.appleStateAtMs, plan.appleStateAtMs, plan.atMs, plan.atMs] { binds.append(value) }
+        binds.append(plan.upstreamStatus?.code)
+        binds.append(plan.upstreamStatus?.backend.rawValue)
+        let sql = """
+            INSERT INTO subscriptions (user_id, latest_receipt, \(ContractColumn.list),
+                transaction_signed_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES ($1, $2, \(PostgresBindings.contractPlaceholders(from: 3)),
+                $\(next), $\(next + 1), $\(next + 2), $\(next + 3), $\(next + 4)::integer, $\(next + 5))
             RETURNING id
-            """, logger: logger).decode(Int64.self).collect()[0]
+            """
+        return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(Int64.self).collect()[0]
     }
 
     private func rows<T>(_ query: PostgresQuery, _ body: (inout RowReader) throws -> T) async throws -> [T] {
@@ -182,20 +172,17 @@ struct BatchWrite {
         keepsUpload: Bool, asksApple: Bool
     ) -> String {
         """
-        {"id":\(id),"original_transaction_id":\(JSONText.quoted(s.originalTransactionID)),"product_id":\(JSONText.quoted(s.productID)),\
-        "environment":\(JSONText.quoted(s.environment)),"expires_at":\(JSONText.number(s.expiresAt)),\
-        "grace_period_expires_at":\(JSONText.number(s.gracePeriodExpiresAt)),"is_in_billing_retry":\(s.isInBillingRetry ? 1 : 0),\
-        "auto_renew_status":\(JSONText.number(s.autoRenewStatus.map { $0 ? 1 : 0 })),"auto_renew_product_id":\(JSONText.quoted(s.autoRenewProductID)),\
-        "expiration_intent":\(JSONText.number(s.expirationIntent)),"cancelled_at":\(JSONText.number(s.cancelledAt)),\
-        "transaction_id":\(JSONText.quoted(s.transactionID)),"purchased_at":\(JSONText.number(s.purchasedAt)),\
-        "in_app_ownership_type":\(JSONText.quoted(s.ownershipType)),"transaction_signed_at":\(JSONText.number(transactionAsOf)),\
-        "billing_plan_type":\(JSONText.quoted(s.billingPlanType)),"commitment_period":\(JSONText.number(s.commitmentPeriod)),\
-        "commitment_periods":\(JSONText.number(s.commitmentPeriods)),"commitment_expires_at":\(JSONText.number(s.commitmentExpiresAt)),\
-        "renewal_billing_plan_type":\(JSONText.quoted(s.renewalBillingPlanType)),\
+        {"id":\(id),\(s.columnsJSON),"transaction_signed_at":\(JSONText.number(transactionAsOf)),\
         "latest_receipt":\(JSONText.quoted(latestReceipt)),"apple_state_at":\(appleStateAt),"at":\(ms),"apple_status":\(status.code),\
         "backend":\(JSONText.quoted(status.backend.rawValue)),"keeps_upload":\(keepsUpload),"asks_apple":\(asksApple)}
         """
     }
+
+    /// `column = v.column` for every contract column.
+    static let contractAssignments = ContractColumn.allCases.map { "\($0.rawValue) = v.\($0.rawValue)" }.joined(separator: ", ")
+
+    /// `column type` for every contract column, as `jsonb_to_recordset` reads the verified rows.
+    static let contractTypes = ContractColumn.allCases.map { "\($0.rawValue) \($0.kind.postgresType)" }.joined(separator: ", ")
 
     static func failureJSON(id: Int64, failure: VerificationFailure, at ms: Int64) -> String {
         """

@@ -14,13 +14,8 @@ struct RowReader {
         return try cells[index].decode(T.self)
     }
 
-    /// The contract columns, in the order of ``stateColumns``.
-    static let stateColumns = """
-        original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
-        is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at, \
-        transaction_id, purchased_at, in_app_ownership_type, \
-        billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type
-        """
+    /// The contract columns, in the table's order (``ContractColumn``).
+    static let stateColumns = ContractColumn.list
 
     /// A row as the run reads it, in the order ``subscription()`` reads it.
     static let subscriptionColumns = "id, user_id, latest_receipt, receipt_uploaded, \(stateColumns)"
@@ -28,13 +23,16 @@ struct RowReader {
     /// The bookkeeping, in the order ``bookkeeping()`` reads it.
     static let bookkeepingColumns = "last_attempt_at, last_verified_at, last_apple_status, last_error_reason, last_error, consecutive_failures"
 
+    /// The contract columns in the table's order, each read as its kind (a flag is a 0/1 `smallint`).
     mutating func state() throws -> SubscriptionState {
-        SubscriptionState(
-            originalTransactionID: try next(), productID: try next(), environment: try next(), expiresAt: try next(),
-            gracePeriodExpiresAt: try next(), isInBillingRetry: try next(Int.self) == 1, autoRenewStatus: try next(Int?.self).map { $0 == 1 },
-            autoRenewProductID: try next(), expirationIntent: try next(), cancelledAt: try next(), transactionID: try next(),
-            purchasedAt: try next(), ownershipType: try next(), billingPlanType: try next(), commitmentPeriod: try next(),
-            commitmentPeriods: try next(), commitmentExpiresAt: try next(), renewalBillingPlanType: try next())
+        try SubscriptionState { column in
+            switch column.kind {
+            case .text: return .text(try next())
+            case .number: return .number(try next())
+            case .flag: return .flag(try next(Int?.self).map { $0 == 1 })
+            case .time: return .time(try next())
+            }
+        }
     }
 
     /// The report's columns, in the order of ``PostgresSubscriptionStore/trailColumns(_:)``.

@@ -136,28 +136,19 @@ extension SQLiteSubscriptionStore {
         case .failure(let failure):
             try writeFailure(db, id: plan.subscriptionID, failure: failure, at: plan.atMs)
         case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
+            var arguments = StateColumns.arguments(state)
+            arguments += [
+                plan.transactionAsOfMs, latestReceipt, appleStateAtMs, plan.atMs, plan.atMs, status.code, status.backend.rawValue,
+                plan.keepsUploadedReceiptDue ? 1 : 0, plan.asksApple ? 1 : 0, plan.subscriptionID,
+            ]
             try db.cachedStatement(sql: """
-                UPDATE subscriptions SET
-                    original_transaction_id = ?, product_id = ?, environment = ?, expires_at = ?,
-                    grace_period_expires_at = ?, is_in_billing_retry = ?, auto_renew_status = ?,
-                    auto_renew_product_id = ?, expiration_intent = ?, cancelled_at = ?,
-                    transaction_id = ?, purchased_at = ?, in_app_ownership_type = ?, transaction_signed_at = ?,
-                    billing_plan_type = ?, commitment_period = ?, commitment_periods = ?, commitment_expires_at = ?, renewal_billing_plan_type = ?,
-                    latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
+                UPDATE subscriptions SET \(StateColumns.assignments),
+                    transaction_signed_at = ?, latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
                     last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
                     last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
                     receipt_uploaded = max(receipt_uploaded * ?, ?)
                 WHERE id = ?
-                """).execute(arguments: [
-                    state.originalTransactionID, state.productID, state.environment, state.expiresAt,
-                    state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus,
-                    state.autoRenewProductID, state.expirationIntent, state.cancelledAt,
-                    state.transactionID, state.purchasedAt, state.ownershipType, plan.transactionAsOfMs,
-                    state.billingPlanType, state.commitmentPeriod, state.commitmentPeriods, state.commitmentExpiresAt, state.renewalBillingPlanType,
-                    latestReceipt, appleStateAtMs,
-                    plan.atMs, plan.atMs, status.code, status.backend.rawValue, plan.keepsUploadedReceiptDue ? 1 : 0, plan.asksApple ? 1 : 0,
-                    plan.subscriptionID,
-                ])
+                """).execute(arguments: arguments)
         }
         guard let userID = plan.userID else { return }
         for event in plan.events {
@@ -171,21 +162,14 @@ extension SQLiteSubscriptionStore {
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
     /// of the same user, with its audit event, so the web service and `show` see it.
     private static func enrollDiscovered(_ db: Database, _ state: SubscriptionState, userID: String, plan: RowUpdatePlan) throws {
+        var arguments: StatementArguments = [userID, plan.discoveredReceipt]
+        arguments += StateColumns.arguments(state)
+        arguments += [plan.appleStateAtMs, plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue]
         try db.cachedStatement(sql: """
-            INSERT INTO subscriptions (
-                user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at,
-                grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, transaction_signed_at,
-                billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type,
-                apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                userID, plan.discoveredReceipt, state.originalTransactionID, state.productID, state.environment, state.expiresAt,
-                state.gracePeriodExpiresAt, state.isInBillingRetry, state.autoRenewStatus, state.autoRenewProductID,
-                state.expirationIntent, state.cancelledAt, state.transactionID, state.purchasedAt, state.ownershipType, plan.appleStateAtMs,
-                state.billingPlanType, state.commitmentPeriod, state.commitmentPeriods, state.commitmentExpiresAt, state.renewalBillingPlanType,
-                plan.appleStateAtMs, plan.atMs, plan.atMs, plan.upstreamStatus?.code, plan.upstreamStatus?.backend.rawValue,
-            ])
+            INSERT INTO subscriptions (user_id, latest_receipt, \(StateColumns.list),
+                transaction_signed_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
+            VALUES (?, ?, \(StateColumns.placeholders), ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: arguments)
         try writeEvent(db, subscriptionID: db.lastInsertedRowID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: state))
     }
 

@@ -2,22 +2,61 @@ import Foundation
 import GRDB
 import StatusPolling
 
-/// The contract columns in a fixed order, read by position: the writer reads one row per result
-/// and should not pay for a decoder.
+/// The contract columns as SQLite holds them, derived from ``ContractColumn``: read by position in
+/// the table's order (the writer reads one row per result and should not pay for a decoder or a
+/// lookup by name), written as the table's values.
 enum StateColumns {
-    static let list = """
-        original_transaction_id, product_id, environment, expires_at, grace_period_expires_at, \
-        is_in_billing_retry, auto_renew_status, auto_renew_product_id, expiration_intent, cancelled_at, \
-        transaction_id, purchased_at, in_app_ownership_type, \
-        billing_plan_type, commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type
-        """
+    /// The contract columns, in the table's order.
+    static let list = ContractColumn.list
+
+    /// How many columns `list` names.
+    static let count = ContractColumn.allCases.count
+
+    /// `column = ?, …` for every contract column, in the order of ``arguments(_:)``.
+    static let assignments = ContractColumn.allCases.map { "\($0.rawValue) = ?" }.joined(separator: ", ")
+
+    /// One `?` per contract column.
+    static let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
+
+    /// The state's values in the table's order, for ``assignments`` or an INSERT of ``list``.
+    static func arguments(_ state: SubscriptionState) -> StatementArguments {
+        StatementArguments(ContractColumn.allCases.map { databaseValue($0.value(in: state)) })
+    }
+
+    /// A contract value as SQLite holds it: a flag as 0/1.
+    static func databaseValue(_ value: ContractValue) -> DatabaseValue {
+        switch value {
+        case .text(let text): return text.databaseValue
+        case .number(let number): return number.databaseValue
+        case .flag(let flag): return flag.map { $0 ? 1 : 0 }.databaseValue
+        case .time(let ms): return ms.databaseValue
+        }
+    }
+
+    /// The state in `row`'s columns `start…start + count - 1`, in the table's order.
+    static func state(_ row: Row, from start: Int) -> SubscriptionState {
+        var index = start
+        return SubscriptionState { column in
+            defer { index += 1 }
+            switch column.kind {
+            case .text: return .text(row[index])
+            case .number: return .number(row[index])
+            case .flag: return .flag(row[index])
+            case .time: return .time(row[index])
+            }
+        }
+    }
 
     /// The report's columns (``TrailState``) out of a JSON object of the contract columns, in the
     /// order ``trailState(_:from:)`` reads them: the identifiers only as "is there one".
     static func trailFromJSON(_ column: String) -> String {
-        let columns = ["expires_at", "grace_period_expires_at", "is_in_billing_retry", "auto_renew_status", "expiration_intent", "cancelled_at"]
-        return "json_extract(\(column), '$.original_transaction_id') IS NOT NULL, "
-            + columns.map { "json_extract(\(column), '$.\($0)')" }.joined(separator: ", ")
+        "json_extract(\(column), '$.\(ContractColumn.originalTransactionID.rawValue)') IS NOT NULL, "
+            + trailColumns.map { "json_extract(\(column), '$.\($0.rawValue)')" }.joined(separator: ", ")
+    }
+
+    /// The contract columns the report reads, after "is it verified".
+    private static var trailColumns: [ContractColumn] {
+        [.expiresAt, .gracePeriodExpiresAt, .isInBillingRetry, .autoRenewStatus, .expirationIntent, .cancelledAt]
     }
 
     /// The report's columns in `row`'s columns `start…start + 6`, in the order of `trailFromJSON`.
@@ -25,19 +64,5 @@ enum StateColumns {
         TrailState(
             isVerified: row[start], expiresAt: row[start + 1], gracePeriodExpiresAt: row[start + 2], isInBillingRetry: row[start + 3],
             autoRenewStatus: row[start + 4], expirationIntent: row[start + 5], cancelledAt: row[start + 6])
-    }
-
-    /// How many columns `list` names.
-    static let count = 18
-
-    /// The state in `row`'s columns `start…start + 17`, in the order of `list`.
-    static func state(_ row: Row, from start: Int) -> SubscriptionState {
-        SubscriptionState(
-            originalTransactionID: row[start], productID: row[start + 1], environment: row[start + 2],
-            expiresAt: row[start + 3], gracePeriodExpiresAt: row[start + 4], isInBillingRetry: row[start + 5],
-            autoRenewStatus: row[start + 6], autoRenewProductID: row[start + 7], expirationIntent: row[start + 8],
-            cancelledAt: row[start + 9], transactionID: row[start + 10], purchasedAt: row[start + 11], ownershipType: row[start + 12],
-            billingPlanType: row[start + 13], commitmentPeriod: row[start + 14], commitmentPeriods: row[start + 15],
-            commitmentExpiresAt: row[start + 16], renewalBillingPlanType: row[start + 17])
     }
 }

@@ -5,8 +5,11 @@ import PostgresStore
 import SQLiteStore
 import StatusPolling
 
-/// The one place that names the concrete store and status sources. Everything else in the
-/// executable, and all of the library, sees only `PollingDatabase` and `SubscriptionStatusSource`.
+/// The one place that names the concrete stores and chooses the status source a run asks.
+/// Everything else in the executable, and all of the library, sees only `PollingDatabase` and
+/// `SubscriptionStatusSource` — except the notification commands (the catch-up before a run,
+/// `notifications catch-up`, `notifications test`), which make a `ServerAPIClient` of their own on
+/// the same HTTP settings to read Apple's notification history, not a subscription's status.
 enum Composition {
     /// How this process takes part when workers share a PostgreSQL database.
     struct Worker {

@@ -25,8 +25,8 @@ import Testing
     func poll(_ db: StoreUnderTest, _ production: String, _ sandbox: String, concurrency: Int = 4, batchSize: Int = 100) async throws -> RunReport {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
-        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+        let configuration = VerifyReceiptTesting.configuration(production, sandbox, timeout: .seconds(60))
+        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
             await PollRun(
                 configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, batchSize: batchSize),
                 store: db.store, source: client, logger: logger

@@ -185,8 +185,8 @@ import Testing
                 }
                 var logger = Logger(label: "test")
                 logger.logLevel = .critical
-                let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 1, timeout: .seconds(60))
-                let report = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+                let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 1, timeout: .seconds(60))
+                let report = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
                     await PollRun(
                         configuration: .init(bundleID: AppleJSON.bundleID, nowMs: AppleJSON.t0 + 29 * AppleJSON.day, concurrency: 4, batchSize: 20, stopGrace: .milliseconds(200)),
                         store: db.store, source: client, logger: logger

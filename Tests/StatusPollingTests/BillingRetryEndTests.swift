@@ -35,9 +35,9 @@ import Testing
             var clock = Self.start + 3 * 3_600_000
             for (user, receipt) in simulator.enrolment(at: clock) { _ = try await db.insert(userID: user, receipt: receipt) }
             try await SimulatorServer.withRunning(simulator) { endpoints in
-                var configuration = VerifyReceiptClientTests.configuration(endpoints.productionURL, endpoints.sandboxURL)
+                var configuration = VerifyReceiptTesting.configuration(endpoints.productionURL, endpoints.sandboxURL)
                 configuration.sharedSecret = SharedSecret(Self.population.configuration.sharedSecret)
-                try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
+                try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http) { client in
                     var logger = Logger(label: "nights")
                     logger.logLevel = .critical
                     for night in 0..<100 {
@@ -100,7 +100,7 @@ extension BillingRetryEndTests {
             await server.script("R-retrying", [.json(AppleJSON.valid(
                 transactions: [AppleJSON.Transaction(originalTransactionID: "otid-retrying", purchaseMs: recentExpiry - 30 * Self.day, expiresMs: recentExpiry)],
                 renewals: [AppleJSON.Renewal(originalTransactionID: "otid-retrying", expirationIntent: "2", isInBillingRetry: "1")]))])
-            try await VerifyReceiptClient.withClient(VerifyReceiptClientTests.configuration(production, sandbox), http: VerifyReceiptClientTests.http) { client in
+            try await VerifyReceiptClient.withClient(VerifyReceiptTesting.configuration(production, sandbox), http: VerifyReceiptTesting.http) { client in
                 let report = await PollRun(configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now), store: database.store, source: client, logger: Logger(label: "test")).run()
                 #expect(report.selected == 2)
                 #expect(report.transitions == [.expired: 1, .unchanged: 1])

@@ -48,8 +48,8 @@ import Testing
     ) async throws -> RunReport {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 1, timeout: .seconds(600))
-        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 1, timeout: .seconds(600))
+        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
             let run = PollRun(
                 configuration: .init(
                     bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, stopGrace: stopGrace,

@@ -60,9 +60,9 @@ import Testing
             for (user, receipt) in simulator.enrolment(at: clock) { _ = try await db.insert(userID: user, receipt: receipt) }
             let enrolled = clock
             return try await SimulatorServer.withRunning(simulator) { endpoints in
-                var configuration = VerifyReceiptClientTests.configuration(endpoints.productionURL, endpoints.sandboxURL)
+                var configuration = VerifyReceiptTesting.configuration(endpoints.productionURL, endpoints.sandboxURL)
                 configuration.sharedSecret = SharedSecret(Self.population.configuration.sharedSecret)
-                return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
+                return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http) { client in
                     var logger = Logger(label: "nights")
                     logger.logLevel = .critical
                     var played = Played(watch: ComebackWatch(), latest: [], selectedLapsed: 0, lastNight: enrolled)

@@ -65,10 +65,10 @@ extension PollRunTests {
                     try await db.insert(userID: "u\(index)", receipt: "R\(index)")
                     await server.script("R\(index)", index == 0 ? [.http(503, body: "busy"), valid(index)] : [valid(index)])
                 }
-                var configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 2)
+                var configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 2)
                 configuration.retry = RetryPolicy(maxAttempts: 2, initialBackoff: .seconds(3600), maxBackoff: .seconds(3600))
                 let stop = StopSignal()
-                let report = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 1.0 }) { client in
+                let report = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 1.0 }) { client in
                     let run = PollRun(
                         configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 1, batchSize: 1, stopGrace: .milliseconds(100)),
                         store: db.store, source: client, logger: Logger(label: "test"), stop: stop,

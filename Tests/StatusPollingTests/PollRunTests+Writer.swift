@@ -44,9 +44,9 @@ extension PollRunTests {
                 // Another connection holds the database's write lock; the run's store waits for it.
                 // Released below; and whatever happens, before the test leaves.
                 try await db.withWriteLockHeld { store, release in
-                    let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: 3, timeout: .seconds(10))
+                    let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 3, timeout: .seconds(10))
                     let report = Task {
-                        try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+                        try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
                             let run = PollRun(
                                 configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, pageSize: 500, batchSize: 4, flushInterval: .seconds(600)),
                                 store: store, source: client, logger: Logger(label: "test"))

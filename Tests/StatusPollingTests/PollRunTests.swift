@@ -28,8 +28,8 @@ import Testing
     func poll(_ db: StoreUnderTest, _ production: String, _ sandbox: String, attempts: Int = 3, concurrency: Int = 4, pageSize: Int = 500, batchSize: Int = 100, timeout: Duration = .seconds(10), dryRun: Bool = false, windows: SelectionWindows = SelectionWindows(), logs: InMemoryLogHandler = InMemoryLogHandler()) async throws -> RunReport {
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
-        let configuration = VerifyReceiptClientTests.configuration(production, sandbox, attempts: attempts, timeout: timeout)
-        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http, jitter: { 0.5 }) { client in
+        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: attempts, timeout: timeout)
+        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
             let run = PollRun(
                 configuration: .init(
                     bundleID: AppleJSON.bundleID, nowMs: now, selection: .nightly(windows), concurrency: concurrency, pageSize: pageSize, batchSize: batchSize, dryRun: dryRun),

@@ -265,8 +265,8 @@ struct PostgresWorkerTests {
                     ], renewals: [AppleJSON.Renewal(originalTransactionID: otid, autoRenewStatus: "0", expirationIntent: "1")]))])
                 }
                 let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-                let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
-                let reports = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
+                let configuration = VerifyReceiptTesting.configuration(production, sandbox, timeout: .seconds(60))
+                let reports = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http) { client in
                     try await withThrowingTaskGroup(of: RunReport?.self) { group in
                         for worker in ["a", "b", "c"] {
                             let database = db.database(worker: worker)

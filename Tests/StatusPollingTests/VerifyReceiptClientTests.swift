@@ -10,24 +10,13 @@ import Testing
     typealias T = AppleJSON.Transaction
     static let valid = AppleJSON.valid(transactions: [T()], renewals: [AppleJSON.Renewal()])
 
-    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = .seconds(30)) -> VerifyReceiptConfiguration {
-        VerifyReceiptConfiguration(
-            productionURL: production, sandboxURL: sandbox, sharedSecret: SharedSecret("shh-secret"),
-            requestTimeout: timeout,
-            retry: RetryPolicy(maxAttempts: attempts, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(40), maxRetryAfter: .milliseconds(300)))
-    }
-
-    /// The HTTP client of these tests. A connect on loopback can take over a second on a machine
-    /// busy with builds, so the timeout is far above that; a refused connection fails at once anyway.
-    static let http = KeepAliveHTTPClient.Configuration(connectTimeout: .seconds(30))
-
     /// Runs `body` against a scripted server with a client whose jitter is fixed.
     func withClient<R: Sendable>(
         attempts: Int = 4, timeout: Duration = .seconds(30),
         _ body: (ScriptedAppStore, VerifyReceiptClient) async throws -> R
     ) async throws -> R {
         try await ScriptedAppStore.withServer { server, production, sandbox in
-            try await VerifyReceiptClient.withClient(Self.configuration(production, sandbox, attempts: attempts, timeout: timeout), http: Self.http, jitter: { 1.0 }) { client in
+            try await VerifyReceiptClient.withClient(VerifyReceiptTesting.configuration(production, sandbox, attempts: attempts, timeout: timeout), http: VerifyReceiptTesting.http, jitter: { 1.0 }) { client in
                 try await body(server, client)
             }
         }
@@ -246,8 +235,8 @@ import Testing
 
     @Test func refusedConnectionIsATransportFailure() async throws {
         // Port 9 (discard) on loopback has no listener here.
-        let configuration = Self.configuration("http://127.0.0.1:9/verifyReceipt", "http://127.0.0.1:9/verifyReceipt", attempts: 2)
-        let verification = try await VerifyReceiptClient.withClient(configuration, http: Self.http, jitter: { 0 }) { client in
+        let configuration = VerifyReceiptTesting.configuration("http://127.0.0.1:9/verifyReceipt", "http://127.0.0.1:9/verifyReceipt", attempts: 2)
+        let verification = try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0 }) { client in
             try await client.verify(receipt: "R1", logger: logger)
         }
         #expect(failure(verification)?.reason == .transport)
@@ -296,7 +285,7 @@ import Testing
     }
 
     @Test func sharedSecretIsRedactedInDescriptions() {
-        let configuration = Self.configuration("http://a", "http://b")
+        let configuration = VerifyReceiptTesting.configuration("http://a", "http://b")
         #expect("\(configuration.sharedSecret)" == "<redacted>")
         #expect(!String(describing: configuration).contains("shh-secret"))
         #expect(!String(reflecting: configuration.sharedSecret).contains("shh-secret"))

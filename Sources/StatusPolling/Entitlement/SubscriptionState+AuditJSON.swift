@@ -3,16 +3,12 @@ extension SubscriptionState {
     /// included, keys sorted. Written by hand because the writer makes one per changed row; the
     /// `Codable` conformance reads it back.
     public var auditJSON: String {
-        """
-        {"auto_renew_product_id":\(JSONText.quoted(autoRenewProductID)),"auto_renew_status":\(JSONText.bool(autoRenewStatus)),\
-        "billing_plan_type":\(JSONText.quoted(billingPlanType)),"cancelled_at":\(JSONText.number(cancelledAt)),\
-        "commitment_expires_at":\(JSONText.number(commitmentExpiresAt)),"commitment_period":\(JSONText.number(commitmentPeriod)),\
-        "commitment_periods":\(JSONText.number(commitmentPeriods)),"environment":\(JSONText.quoted(environment)),\
-        "expiration_intent":\(JSONText.number(expirationIntent)),"expires_at":\(JSONText.number(expiresAt)),\
-        "grace_period_expires_at":\(JSONText.number(gracePeriodExpiresAt)),"in_app_ownership_type":\(JSONText.quoted(ownershipType)),\
-        "is_in_billing_retry":\(JSONText.bool(isInBillingRetry)),"original_transaction_id":\(JSONText.quoted(originalTransactionID)),\
-        "product_id":\(JSONText.quoted(productID)),"purchased_at":\(JSONText.number(purchasedAt)),\
-        "renewal_billing_plan_type":\(JSONText.quoted(renewalBillingPlanType)),"transaction_id":\(JSONText.quoted(transactionID))}
-        """
+        "{" + ContractColumn.sortedByName.map { "\"\($0.rawValue)\":" + $0.value(in: self).json(flagsAsNumbers: false) }.joined(separator: ",") + "}"
+    }
+
+    /// The contract columns as one JSON object's members (no braces), flags as 0/1 as the stores
+    /// hold them: PostgreSQL's set-based writes read them with `jsonb_to_recordset`.
+    public var columnsJSON: String {
+        ContractColumn.allCases.map { "\"\($0.rawValue)\":" + $0.value(in: self).json(flagsAsNumbers: true) }.joined(separator: ",")
     }
 }

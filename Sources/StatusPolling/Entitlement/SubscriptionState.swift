@@ -75,24 +75,14 @@ public struct SubscriptionState: Sendable, Equatable, Hashable, Codable {
     /// Encodes every column, nulls included, so an audit row shows what was cleared.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(originalTransactionID, forKey: .originalTransactionID)
-        try c.encode(productID, forKey: .productID)
-        try c.encode(environment, forKey: .environment)
-        try c.encode(expiresAt, forKey: .expiresAt)
-        try c.encode(gracePeriodExpiresAt, forKey: .gracePeriodExpiresAt)
-        try c.encode(isInBillingRetry, forKey: .isInBillingRetry)
-        try c.encode(autoRenewStatus, forKey: .autoRenewStatus)
-        try c.encode(autoRenewProductID, forKey: .autoRenewProductID)
-        try c.encode(expirationIntent, forKey: .expirationIntent)
-        try c.encode(cancelledAt, forKey: .cancelledAt)
-        try c.encode(transactionID, forKey: .transactionID)
-        try c.encode(purchasedAt, forKey: .purchasedAt)
-        try c.encode(ownershipType, forKey: .ownershipType)
-        try c.encode(billingPlanType, forKey: .billingPlanType)
-        try c.encode(commitmentPeriod, forKey: .commitmentPeriod)
-        try c.encode(commitmentPeriods, forKey: .commitmentPeriods)
-        try c.encode(commitmentExpiresAt, forKey: .commitmentExpiresAt)
-        try c.encode(renewalBillingPlanType, forKey: .renewalBillingPlanType)
+        for column in ContractColumn.allCases {
+            switch column.value(in: self) {
+            case .text(let value): try c.encode(value, forKey: column)
+            case .number(let value): try c.encode(value, forKey: column)
+            case .flag(let value): try c.encode(value, forKey: column)
+            case .time(let value): try c.encode(value, forKey: column)
+            }
+        }
     }
 
     /// A row the web service has just inserted: nothing verified yet.

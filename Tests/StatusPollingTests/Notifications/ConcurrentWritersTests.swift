@@ -49,8 +49,8 @@ import Testing
                         AppleJSON.Transaction(originalTransactionID: chain, transactionID: "\(chain)9", purchaseMs: Self.polled - 30 * Self.day, expiresMs: Self.polled),
                     ], renewals: [AppleJSON.Renewal(originalTransactionID: chain)])))])
                 }
-                let configuration = VerifyReceiptClientTests.configuration(production, sandbox, timeout: .seconds(60))
-                return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptClientTests.http) { client in
+                let configuration = VerifyReceiptTesting.configuration(production, sandbox, timeout: .seconds(60))
+                return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http) { client in
                     // Every row in a window is asked, fresh or not: the older notifications must meet a poll.
                     let job = PollJob.Configuration(
                         selection: .nightly(SelectionWindows(freshWithin: nil)), bundleID: AppleJSON.bundleID, nowMs: Self.night, concurrency: 4,

@@ -10,7 +10,7 @@ import Testing
 /// period with access, the trail holds the refund once, and no order locks the customer out for
 /// good: a row Apple's status contradicts is marked to be asked.
 @Suite struct EarlierPeriodNotificationTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Make = NotificationVerificationTests
 
     static let day: Int64 = 86_400_000

@@ -11,7 +11,7 @@ import Testing
 /// changes, nothing is stored but what was genuine, and the receiver neither crashes nor hangs
 /// (every request is answered within its timeout, and a good notification is applied after).
 @Suite struct HostileBodyTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Make = NotificationVerificationTests
     typealias Server = ReceiverServerTests
 

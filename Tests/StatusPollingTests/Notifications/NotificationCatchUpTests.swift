@@ -13,7 +13,7 @@ import Testing
 /// history`, the checkpoint moves only after the last page, and a catch-up cut short between
 /// pages is read again from the same start and applies each record once.
 @Suite struct NotificationCatchUpTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Server = ReceiverServerTests
 
     /// The history the scripted App Store answers with: pages of signed payloads, or a failure

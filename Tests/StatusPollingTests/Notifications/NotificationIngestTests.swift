@@ -8,7 +8,7 @@ import Testing
 /// duplicate changes nothing, an older one arriving after a newer one is stale, one no row owns
 /// waits for the row its `appAccountToken` names, and another environment's never touches a row.
 @Suite struct NotificationIngestTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Make = NotificationVerificationTests
 
     static let ingest = NotificationIngest(bundleID: Kit.bundle)

@@ -8,7 +8,7 @@ import Testing
 /// on the row owning its chain. The columns follow the signed data, never the type's name: a type
 /// Apple adds next year changes a row exactly as its data says.
 @Suite struct NotificationTypeMappingTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Make = NotificationVerificationTests
 
     static let bought: Int64 = 1_787_000_000_000

@@ -8,7 +8,7 @@ import X509
 /// verified before a field is used; each check fails on its own; the verified data decides a row's
 /// columns through the same decision as a poll.
 @Suite struct NotificationVerificationTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     static let appAppleID: Int64 = 1_234_567_890
 
     static func outer(_ pki: TestPKI, type: String = "DID_RENEW", subtype: String? = nil, data: [String: Any]?, changes: [String: Any] = [:]) -> String {

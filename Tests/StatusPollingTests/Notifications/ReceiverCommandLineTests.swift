@@ -9,7 +9,7 @@ import Testing
 /// errors, and SIGTERM while a notification is being written — no new request is taken, the one in
 /// flight finishes and is answered after its commit, nothing is half-written, exit 0.
 @Suite struct ReceiverCommandLineTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Server = ReceiverServerTests
 
     func port(of receiver: StatusPollerProcess) async throws -> Int {

@@ -13,7 +13,7 @@ import Testing
 /// the notification is recorded and applied, 4xx with nothing stored for a body refused, 503 when
 /// the store cannot take the write; `/healthz` and `/metrics` beside it.
 @Suite struct ReceiverServerTests {
-    typealias Kit = SignedDataVerifierTests
+    typealias Kit = SignedPayloads
     typealias Make = NotificationVerificationTests
     typealias Ingest = NotificationIngestTests
 

@@ -4,16 +4,16 @@ import Foundation
 /// Server API answers for the client tests, signed by a test PKI the client is told to trust.
 struct ServerAPIAnswers {
     let pki: TestPKI
-    static let bundle = SignedDataVerifierTests.bundle
+    static let bundle = SignedPayloads.bundle
     static let keyPEM = AppStoreServerJWTTests.pem
 
     /// One chain's entry of `lastTransactions`.
     func lastTransaction(
         _ otid: String, environment: String = "Production", status: Int = 1, transaction: [String: Any] = [:], renewal: [String: Any] = [:]
     ) -> [String: Any] {
-        var signedTransaction = SignedDataVerifierTests.transaction(["originalTransactionId": otid, "environment": environment])
+        var signedTransaction = SignedPayloads.transaction(["originalTransactionId": otid, "environment": environment])
         for (key, value) in transaction { signedTransaction[key] = value }
-        var signedRenewal = SignedDataVerifierTests.renewal(["originalTransactionId": otid, "environment": environment])
+        var signedRenewal = SignedPayloads.renewal(["originalTransactionId": otid, "environment": environment])
         for (key, value) in renewal { signedRenewal[key] = value }
         return [
             "status": status, "originalTransactionId": otid,

@@ -171,7 +171,7 @@ import Testing
         #expect(failure.detail.hasPrefix("untrusted_signature (untrusted_root): "))
         var entry = answers.lastTransaction("1000000100")
         let parts = (entry["signedRenewalInfo"] as! String).split(separator: ".").map(String.init)
-        let forged = TestPKI.base64URL(Data(answers.json(SignedDataVerifierTests.renewal(["originalTransactionId": "1000000100", "autoRenewStatus": 0])).utf8))
+        let forged = TestPKI.base64URL(Data(answers.json(SignedPayloads.renewal(["originalTransactionId": "1000000100", "autoRenewStatus": 0])).utf8))
         entry["signedRenewalInfo"] = "\(parts[0]).\(forged).\(parts[2])"
         let (tampered, _, _) = try await lookup { await $0.script("1000000100", [.json(answers.statuses([entry]))]) }
         #expect(try Self.failure(tampered) == VerificationFailure(
@@ -180,8 +180,8 @@ import Testing
 
     /// Backfills read every transaction of the chain, page after page.
     @Test func historyIsReadPageByPage() async throws {
-        let first = answers.pki.sign(SignedDataVerifierTests.transaction(["transactionId": "1000000100", "expiresDate": 1_789_000_000_000]))
-        let second = answers.pki.sign(SignedDataVerifierTests.transaction(["transactionId": "1000000123"]))
+        let first = answers.pki.sign(SignedPayloads.transaction(["transactionId": "1000000100", "expiresDate": 1_789_000_000_000]))
+        let second = answers.pki.sign(SignedPayloads.transaction(["transactionId": "1000000123"]))
         let (result, received, _) = try await lookup(readHistory: true) {
             await $0.script("1000000100", [
                 .json(answers.statuses([answers.lastTransaction("1000000100")])),

@@ -5,30 +5,8 @@ import X509
 
 /// Every check a signed payload goes through, each failing on its own.
 @Suite struct SignedDataVerifierTests {
-    static let signedDate: Int64 = 1_790_000_000_000
-    static let bundle = "com.example.premium"
-
-    static func transaction(_ changes: [String: Any] = [:]) -> [String: Any] {
-        var payload: [String: Any] = [
-            "transactionId": "1000000123", "originalTransactionId": "1000000100", "bundleId": bundle,
-            "productId": "com.example.premium.monthly", "purchaseDate": 1_789_000_000_000, "expiresDate": 1_791_600_000_000,
-            "type": "Auto-Renewable Subscription", "environment": "Production", "signedDate": signedDate,
-        ]
-        for (key, value) in changes { payload[key] = value }
-        return payload
-    }
-
-    static func renewal(_ changes: [String: Any] = [:]) -> [String: Any] {
-        var payload: [String: Any] = [
-            "originalTransactionId": "1000000100", "productId": "com.example.premium.monthly",
-            "autoRenewProductId": "com.example.premium.yearly", "autoRenewStatus": 1, "environment": "Production", "signedDate": signedDate,
-        ]
-        for (key, value) in changes { payload[key] = value }
-        return payload
-    }
-
     func failure(_ jws: String, pki: TestPKI, roots: [Certificate]? = nil, environment: AppStoreEnvironment = .production) async -> SignedDataFailure? {
-        let verifier = SignedDataVerifier(trustedRoots: roots ?? [pki.root], bundleID: Self.bundle)
+        let verifier = SignedDataVerifier(trustedRoots: roots ?? [pki.root], bundleID: SignedPayloads.bundle)
         do {
             _ = try await verifier.verifyTransaction(jws, environment: environment)
             return nil
@@ -39,14 +17,14 @@ import X509
 
     @Test func aGoodPayloadVerifiesAndDecodes() async throws {
         let pki = try TestPKI()
-        let verifier = SignedDataVerifier(trustedRoots: [pki.root], bundleID: Self.bundle)
-        let transaction = try await verifier.verifyTransaction(pki.sign(Self.transaction(["revocationDate": 1_789_500_000_000, "isUpgraded": true])), environment: .production)
+        let verifier = SignedDataVerifier(trustedRoots: [pki.root], bundleID: SignedPayloads.bundle)
+        let transaction = try await verifier.verifyTransaction(pki.sign(SignedPayloads.transaction(["revocationDate": 1_789_500_000_000, "isUpgraded": true])), environment: .production)
         #expect(transaction.transactionId == "1000000123")
         #expect(transaction.originalTransactionId == "1000000100")
         #expect(transaction.expiresDate == 1_791_600_000_000)
         #expect(transaction.revocationDate == 1_789_500_000_000)
         #expect(transaction.isUpgraded == true)
-        let renewal = try await verifier.verifyRenewalInfo(pki.sign(Self.renewal(["expirationIntent": 2, "isInBillingRetryPeriod": true, "gracePeriodExpiresDate": 1_792_000_000_000])), of: transaction)
+        let renewal = try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["expirationIntent": 2, "isInBillingRetryPeriod": true, "gracePeriodExpiresDate": 1_792_000_000_000])), of: transaction)
         #expect(renewal.autoRenewProductId == "com.example.premium.yearly")
         #expect(renewal.autoRenewStatus == 1)
         #expect(renewal.expirationIntent == 2)
@@ -56,24 +34,24 @@ import X509
 
     @Test func missingX5C() async throws {
         let pki = try TestPKI()
-        #expect(await failure(pki.sign(Self.transaction(), omitX5C: true), pki: pki)?.check == .missingX5C)
+        #expect(await failure(pki.sign(SignedPayloads.transaction(), omitX5C: true), pki: pki)?.check == .missingX5C)
     }
 
     @Test func twoCertificates() async throws {
         let pki = try TestPKI()
-        let failure = await failure(pki.sign(Self.transaction(), x5c: Array(pki.x5c.prefix(2))), pki: pki)
+        let failure = await failure(pki.sign(SignedPayloads.transaction(), x5c: Array(pki.x5c.prefix(2))), pki: pki)
         #expect(failure == SignedDataFailure(.chainLength, "x5c holds 2 certificates, not 3"))
     }
 
     @Test func leafWithoutAppleMarker() async throws {
         let pki = try TestPKI(.init(leafMarker: false))
-        let failure = await failure(pki.sign(Self.transaction()), pki: pki)
+        let failure = await failure(pki.sign(SignedPayloads.transaction()), pki: pki)
         #expect(failure == SignedDataFailure(.leafOID, "the leaf lacks extension 1.2.840.113635.100.6.11.1"))
     }
 
     @Test func intermediateWithoutAppleMarker() async throws {
         let pki = try TestPKI(.init(intermediateMarker: false))
-        let failure = await failure(pki.sign(Self.transaction()), pki: pki)
+        let failure = await failure(pki.sign(SignedPayloads.transaction()), pki: pki)
         #expect(failure == SignedDataFailure(.intermediateOID, "the intermediate lacks extension 1.2.840.113635.100.6.2.1"))
     }
 
@@ -81,8 +59,8 @@ import X509
     @Test func untrustedRoot() async throws {
         let pki = try TestPKI()
         let other = try TestPKI(.init(rootName: "Another Root"))
-        #expect(await failure(pki.sign(Self.transaction()), pki: pki, roots: [other.root])?.check == .untrustedRoot)
-        #expect(await failure(pki.sign(Self.transaction()), pki: pki, roots: [AppleRootCertificate.g3])?.check == .untrustedRoot)
+        #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki, roots: [other.root])?.check == .untrustedRoot)
+        #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki, roots: [AppleRootCertificate.g3])?.check == .untrustedRoot)
     }
 
     /// The third certificate is the trusted root itself, but the intermediate was issued by another
@@ -91,58 +69,58 @@ import X509
     @Test func aTrustedThirdCertificateDoesNotMakeAForeignChainTrusted() async throws {
         let pki = try TestPKI()
         let foreign = try TestPKI(.init(rootName: "Test Root CA"))
-        let jws = foreign.sign(Self.transaction(), x5c: [TestPKI.base64DER(foreign.leaf), TestPKI.base64DER(foreign.intermediate), TestPKI.base64DER(pki.root)])
+        let jws = foreign.sign(SignedPayloads.transaction(), x5c: [TestPKI.base64DER(foreign.leaf), TestPKI.base64DER(foreign.intermediate), TestPKI.base64DER(pki.root)])
         #expect(await failure(jws, pki: pki)?.check == .untrustedRoot)
     }
 
     @Test func tamperedPayload() async throws {
         let pki = try TestPKI()
-        let parts = pki.sign(Self.transaction()).split(separator: ".").map(String.init)
-        let forged = TestPKI.base64URL(try JSONSerialization.data(withJSONObject: Self.transaction(["expiresDate": 4_000_000_000_000]), options: [.sortedKeys]))
+        let parts = pki.sign(SignedPayloads.transaction()).split(separator: ".").map(String.init)
+        let forged = TestPKI.base64URL(try JSONSerialization.data(withJSONObject: SignedPayloads.transaction(["expiresDate": 4_000_000_000_000]), options: [.sortedKeys]))
         let failure = await failure("\(parts[0]).\(forged).\(parts[2])", pki: pki)
         #expect(failure == SignedDataFailure(.signature, "the ES256 signature does not match the header and payload"))
     }
 
     @Test func wrongBundle() async throws {
         let pki = try TestPKI()
-        let failure = await failure(pki.sign(Self.transaction(["bundleId": "com.example.other"])), pki: pki)
+        let failure = await failure(pki.sign(SignedPayloads.transaction(["bundleId": "com.example.other"])), pki: pki)
         #expect(failure == SignedDataFailure(.bundleID, "the transaction is for bundle com.example.other, expected com.example.premium"))
     }
 
     @Test func wrongEnvironment() async throws {
         let pki = try TestPKI()
-        let failure = await failure(pki.sign(Self.transaction(["environment": "Sandbox"])), pki: pki)
+        let failure = await failure(pki.sign(SignedPayloads.transaction(["environment": "Sandbox"])), pki: pki)
         #expect(failure == SignedDataFailure(.environment, "the transaction is for environment Sandbox, asked Production"))
-        #expect(await self.failure(pki.sign(Self.transaction(["environment": "Sandbox"])), pki: pki, environment: .sandbox) == nil)
+        #expect(await self.failure(pki.sign(SignedPayloads.transaction(["environment": "Sandbox"])), pki: pki, environment: .sandbox) == nil)
     }
 
     @Test func leafExpiredAtSignedDate() async throws {
-        let expiredBefore = Date(timeIntervalSince1970: Double(Self.signedDate) / 1000 - 1)
+        let expiredBefore = Date(timeIntervalSince1970: Double(SignedPayloads.signedDate) / 1000 - 1)
         let pki = try TestPKI(.init(leafValidity: Date(timeIntervalSince1970: 1_700_000_000)...expiredBefore))
-        #expect(await failure(pki.sign(Self.transaction()), pki: pki)?.check == .validity)
+        #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki)?.check == .validity)
         // The same chain verifies a payload signed while the leaf was valid.
-        #expect(await failure(pki.sign(Self.transaction(["signedDate": 1_750_000_000_000])), pki: pki) == nil)
+        #expect(await failure(pki.sign(SignedPayloads.transaction(["signedDate": 1_750_000_000_000])), pki: pki) == nil)
     }
 
     @Test func otherAlgorithmsAndShapesAreRefused() async throws {
         let pki = try TestPKI()
-        #expect(await failure(pki.sign(Self.transaction(), alg: "none"), pki: pki)?.check == .algorithm)
+        #expect(await failure(pki.sign(SignedPayloads.transaction(), alg: "none"), pki: pki)?.check == .algorithm)
         #expect(await failure("not.a-jws", pki: pki)?.check == .malformed)
-        #expect(await failure(pki.sign(Self.transaction()) + ".x", pki: pki)?.check == .malformed)
-        var unsigned = Self.transaction()
+        #expect(await failure(pki.sign(SignedPayloads.transaction()) + ".x", pki: pki)?.check == .malformed)
+        var unsigned = SignedPayloads.transaction()
         unsigned["signedDate"] = nil
         #expect(await failure(pki.sign(unsigned), pki: pki)?.check == .payload)
     }
 
     @Test func renewalInfoOnlyBesideItsOwnTransaction() async throws {
         let pki = try TestPKI()
-        let verifier = SignedDataVerifier(trustedRoots: [pki.root], bundleID: Self.bundle)
-        let transaction = try await verifier.verifyTransaction(pki.sign(Self.transaction()), environment: .production)
+        let verifier = SignedDataVerifier(trustedRoots: [pki.root], bundleID: SignedPayloads.bundle)
+        let transaction = try await verifier.verifyTransaction(pki.sign(SignedPayloads.transaction()), environment: .production)
         await #expect(throws: SignedDataFailure.self) {
-            try await verifier.verifyRenewalInfo(pki.sign(Self.renewal(["originalTransactionId": "999"])), of: transaction)
+            try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["originalTransactionId": "999"])), of: transaction)
         }
         await #expect(throws: SignedDataFailure.self) {
-            try await verifier.verifyRenewalInfo(pki.sign(Self.renewal(["environment": "Sandbox"])), of: transaction)
+            try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["environment": "Sandbox"])), of: transaction)
         }
     }
 

@@ -58,19 +58,16 @@ struct StoreUnderTest: Sendable {
     @discardableResult
     func insert(userID: String, receipt: String, _ state: SubscriptionState = .unverified) async throws -> Int64 {
         if let sqlite { return try sqlite.insert(userID: userID, receipt: receipt, state) }
-        let s = state
+        var binds = PostgresBindings()
+        binds.append(userID)
+        binds.append(receipt)
+        for column in ContractColumn.allCases { binds.append(column.value(in: state)) }
+        let sql = """
+            INSERT INTO subscriptions (user_id, latest_receipt, \(ContractColumn.list))
+            VALUES ($1, $2, \(PostgresBindings.contractPlaceholders(from: 3))) RETURNING id
+            """
         return try await postgres!.webService.withConnection { connection in
-            try await connection.query("""
-                INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment,
-                    expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, billing_plan_type,
-                    commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type)
-                VALUES (\(userID), \(receipt), \(s.originalTransactionID), \(s.productID), \(s.environment),
-                    \(s.expiresAt), \(s.gracePeriodExpiresAt), \(s.isInBillingRetry ? 1 : 0)::smallint, \(s.autoRenewStatus.map { $0 ? 1 : 0 })::smallint,
-                    \(s.autoRenewProductID), \(s.expirationIntent)::integer, \(s.cancelledAt), \(s.transactionID), \(s.purchasedAt), \(s.ownershipType),
-                    \(s.billingPlanType), \(s.commitmentPeriod)::integer, \(s.commitmentPeriods)::integer, \(s.commitmentExpiresAt), \(s.renewalBillingPlanType))
-                RETURNING id
-                """, logger: PostgresTestServer.logger).decode(Int64.self).collect()[0]
+            try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: PostgresTestServer.logger).decode(Int64.self).collect()[0]
         }
     }
 
@@ -127,10 +124,7 @@ struct StoreUnderTest: Sendable {
 
     /// The contract columns only, for "nothing changed" checks.
     func contractColumns(_ id: Int64) async throws -> [String: String] {
-        let contract: Set = [
-            "user_id", "original_transaction_id", "product_id", "environment", "expires_at", "grace_period_expires_at",
-            "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",
-        ]
+        let contract = Set(["user_id"] + ContractColumn.allCases.map(\.rawValue))
         return (try await rawRow(id) ?? [:]).filter { contract.contains($0.key) }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SQLiteStore
+@testable import SQLiteStore
 import StatusPolling
 
 /// A fresh migrated SQLite file in its own temporary directory, plus a second connection that
@@ -34,17 +34,11 @@ struct TemporaryDatabase: Sendable {
     @discardableResult
     func insert(userID: String, receipt: String, _ state: SubscriptionState = .unverified) throws -> Int64 {
         try webService.write { db in
-            try db.execute(literal: """
-                INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment,
-                    expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, auto_renew_product_id,
-                    expiration_intent, cancelled_at, transaction_id, purchased_at, in_app_ownership_type, billing_plan_type,
-                    commitment_period, commitment_periods, commitment_expires_at, renewal_billing_plan_type)
-                VALUES (\(userID), \(receipt), \(state.originalTransactionID), \(state.productID), \(state.environment),
-                    \(state.expiresAt), \(state.gracePeriodExpiresAt), \(state.isInBillingRetry), \(state.autoRenewStatus),
-                    \(state.autoRenewProductID), \(state.expirationIntent), \(state.cancelledAt), \(state.transactionID), \(state.purchasedAt),
-                    \(state.ownershipType), \(state.billingPlanType), \(state.commitmentPeriod), \(state.commitmentPeriods),
-                    \(state.commitmentExpiresAt), \(state.renewalBillingPlanType))
-                """)
+            var arguments: StatementArguments = [userID, receipt]
+            arguments += StateColumns.arguments(state)
+            try db.execute(
+                sql: "INSERT INTO subscriptions (user_id, latest_receipt, \(ContractColumn.list)) VALUES (?, ?, \(StateColumns.placeholders))",
+                arguments: arguments)
             return db.lastInsertedRowID
         }
     }
@@ -56,10 +50,7 @@ struct TemporaryDatabase: Sendable {
 
     /// The contract columns only, for "nothing changed" checks.
     func contractColumns(_ id: Int64) throws -> [String: DatabaseValue] {
-        let contract = ["user_id", "original_transaction_id", "product_id", "environment", "expires_at", "grace_period_expires_at",
-                        "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",
-                        "transaction_id", "purchased_at", "in_app_ownership_type", "billing_plan_type", "commitment_period",
-                        "commitment_periods", "commitment_expires_at", "renewal_billing_plan_type"]
+        let contract = ["user_id"] + ContractColumn.allCases.map(\.rawValue)
         guard let row = try rawRow(id) else { return [:] }
         return Dictionary(uniqueKeysWithValues: contract.map { ($0, row[$0] as DatabaseValue) })
     }
