@@ -72,7 +72,9 @@ public enum ReportPage {
             definition: """
                 An episode opens when a subscription enters billing retry or a grace period; day 0 is the failed renewal's expiry (Apple's clock), \
                 and it closes as recovered (a later expiry), lost (the retry ended without a renewal), cancelled (auto-renew off while open) or \
-                refunded. Cumulative shares by day, episodes still open counted until the report's end and no further (Aalen–Johansen). \
+                refunded. Cumulative shares by day, episodes still open counted until the report's end and no further (Aalen–Johansen); \
+                an episode counts if it was first seen inside the report, wherever its day 0 lies, and joins the curve on the day it was \
+                first seen (delayed entry: a row first verified in billing retry counts from that day on). \
                 Rings: Apple's 2019 platform figures, for reference only.
                 """,
             columns: ["day", "at risk", "recovered", "lost", "cancelled", "refunded"],

@@ -29,6 +29,12 @@ public struct BillingEpisode: Sendable, Equatable {
         Int(max(0, ((closedAtMs ?? endMs) - startMs) / 86_400_000))
     }
 
+    /// Whole days from day 0 until the trail first showed it, never negative: the day it joins the
+    /// recovery curve's risk set.
+    public var daysUntilSeen: Int {
+        Int(max(0, (seenAtMs - startMs) / 86_400_000))
+    }
+
     /// Recovered before its grace period ended: no break in paid service.
     public var recoveredInGrace: Bool {
         guard outcome == .recovered, let grace = graceEndsMs, let closed = closedAtMs else { return false }

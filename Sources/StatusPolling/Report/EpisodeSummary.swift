@@ -12,6 +12,10 @@ public struct EpisodeSummary: Sendable, Equatable {
     public private(set) var recoveredInGrace = 0
     /// Episodes that closed on day d (0…curveDays) since their day 0, by outcome.
     private(set) var closedOnDay = Array(repeating: [BillingEpisode.Outcome: Int](), count: curveDays + 1)
+    /// Episodes that joined the risk set on day d: the day the trail first showed them (an episode
+    /// first seen on day 20, as a row first verified in billing retry is, was at risk only from
+    /// then: left truncation). The last slot holds those first seen after the curve's last day.
+    private(set) var enteredOnDay = Array(repeating: 0, count: curveDays + 2)
     /// Episodes that left the risk set after day d (closed, or censored while open); the last slot
     /// holds those still at risk after the curve's last day.
     private(set) var leftAfterDay = Array(repeating: 0, count: curveDays + 2)
@@ -29,6 +33,7 @@ public struct EpisodeSummary: Sendable, Equatable {
         counts[episode.outcome?.rawValue ?? "open", default: 0] += 1
         if episode.recoveredInGrace { recoveredInGrace += 1 }
         let day = episode.days(endMs: endMs)
+        enteredOnDay[min(episode.daysUntilSeen, Self.curveDays + 1)] += 1
         if let outcome = episode.outcome, day <= Self.curveDays { closedOnDay[day][outcome, default: 0] += 1 }
         leftAfterDay[min(day, Self.curveDays + 1)] += 1
         if episode.outcome == .recovered { daysToRecover[Int64(day), default: 0] += 1 }

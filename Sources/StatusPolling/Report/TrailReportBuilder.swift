@@ -136,9 +136,11 @@ public struct TrailReportBuilder {
         paidByDay[ReportCalendar.startOfDay(ms), default: 0] += 1
     }
 
-    /// An episode of the report (day 0 inside it) is counted once it closes, or at the end.
+    /// An episode of the report (first seen inside it, wherever its day 0 lies: the rows first
+    /// verified while already in billing retry are the likeliest to be lost) is counted once it
+    /// closes, or at the end.
     private mutating func count(_ episode: BillingEpisode) {
-        guard episode.startMs >= fromMs, episode.startMs < toMs else { return }
+        guard episode.seenAtMs >= fromMs, episode.seenAtMs < toMs else { return }
         episodes.add(episode, endMs: toMs)
         onEpisode?(episode)
     }

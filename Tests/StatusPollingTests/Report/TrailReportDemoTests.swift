@@ -60,6 +60,7 @@ import Testing
             #expect(movement["new"] == (sql["first_verified"] ?? 0) + (sql["discovered"] ?? 0))
             #expect(report.runs.count == demo.nights.count)
             #expect(report.pollIntervalHours == 24)
+            #expect(report.episodes.total == (try await Self.episodesByPlainSQL(store, toMs: toMs)))
 
             // The truth: every episode starts at a failed renewal's expiry (a billing retry of its
             // chain), and one closed as recovered is a retry the simulator recovered, seen within a night.
@@ -90,6 +91,50 @@ import Testing
             #expect(!html.contains("<script"))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try report.json().utf8)) as? [String: Any])
             #expect((json["episodes"] as? [String: Any])?["total"] as? Int == episodes.count)
+        }
+    }
+}
+
+extension TrailReportDemoTests {
+    /// The billing episodes recounted as the report defines them, in plain SQL: each change of a
+    /// Production row that puts it in billing retry or a grace period (unrefunded) from a state that
+    /// was in neither — a first verification included, wherever its day 0 lies.
+    static func episodesByPlainSQL(_ store: SQLiteSubscriptionStore, toMs: Int64) async throws -> Int {
+        try await store.pool.read { d in
+            try Int.fetchOne(d, sql: """
+                SELECT count(*) FROM (
+                    SELECT trouble, lag(trouble) OVER (PARTITION BY subscription_id ORDER BY id) AS before FROM (
+                        SELECT id, subscription_id,
+                            (json_extract(new_values, '$.is_in_billing_retry') = 1 OR json_extract(new_values, '$.grace_period_expires_at') IS NOT NULL)
+                                AND json_extract(new_values, '$.cancelled_at') IS NULL AS trouble
+                        FROM subscription_events
+                        WHERE reason NOT IN ('stale', 'conflict') AND at < ? AND json_extract(new_values, '$.environment') = 'Production'))
+                WHERE trouble AND (before IS NULL OR NOT before)
+                """, arguments: [toMs])!
+        }
+    }
+
+    /// Over 90 nights more rows are first verified in billing retry, long after their day 0.
+    @Test func ninetyNightsEpisodesAgreeWithPlainSQL() async throws {
+        try await withTemporaryDatabase { db in
+            let path = db.path + ".report90"
+            var configuration = DemoConfiguration(
+                subscribers: 200, nights: 90, seed: 11, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+                slowAnswers: false, finalNightMs: 1_790_000_000_000)
+            configuration.rates = ["billing_failure=0.15"]
+            var logger = Logger(label: "report")
+            logger.logLevel = .critical
+            #expect(try await Demo.play(configuration, database: .sqlite(path: path), logger: logger).passed)
+            let store = try SQLiteSubscriptionStore.open(path: path)
+            defer { try? store.close() }
+            let toMs = configuration.finalNightMs + 86_400_000
+            var firstSeenLate = 0
+            let report = try await TrailReport.read(
+                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97,
+                onEpisode: { if $0.daysUntilSeen > 1 { firstSeenLate += 1 } })
+            #expect(report.episodes.total == (try await Self.episodesByPlainSQL(store, toMs: toMs)))
+            #expect(report.episodes.total > 20)
+            #expect(firstSeenLate > 0)
         }
     }
 }
