@@ -72,7 +72,7 @@ public struct TrailReportBuilder {
             if before, !after {
                 churned(&row, at: at, intent: event.new.cancelledAt != nil ? "refunded" : event.new.expirationIntent.map(String.init))
             } else if !before, after {
-                regained(&row, at: at, renewal: event.reason == "renewed")
+                regained(&row, at: at, continuous: Self.wasContinuous(event, since: row.churn?.atMs))
             }
         }
         if row.churn?.intent == nil, row.churn != nil, let intent = event.new.expirationIntent, !event.new.entitlement(at: at).isEntitled {
@@ -152,7 +152,9 @@ public struct TrailReportBuilder {
         mix.add(columns, from: startMs, to: endMs)
         guard columns.entitlement(at: startMs).isEntitled else { return }
         let end = max(columns.expiresAt ?? .min, columns.gracePeriodExpiresAt ?? .min)
-        if end > startMs, end < endMs { churned(&row, at: end, intent: columns.expirationIntent.map(String.init)) }
+        // Up to and including `endMs`: Apple's EXPIRED notification is signed at the expiry itself,
+        // and the event it brings finds the row already without access at its own instant.
+        if end > startMs, end <= endMs { churned(&row, at: end, intent: columns.expirationIntent.map(String.init)) }
     }
 
     /// A new churn of `row`: the one before can no longer be netted out, and is counted.
@@ -161,14 +163,23 @@ public struct TrailReportBuilder {
         row.churn = (ms, intent)
     }
 
+    /// Whether access back at `event` never really ended at `churnMs`: a renewal (into the same
+    /// product or, `upgraded`, another of the group) seen after the expiry it followed — Apple
+    /// charged before the expiry, and only the poll came after it — or a grace period that covers
+    /// the churn's instant (Apple's grace period begins at the expiry).
+    static func wasContinuous(_ event: TrailEvent, since churnMs: Int64?) -> Bool {
+        if event.reason == "renewed" || event.reason == "upgraded" { return true }
+        guard let churnMs, let grace = event.new.gracePeriodExpiresAt else { return false }
+        return grace > churnMs
+    }
+
     /// Access back (a recovery after expiry, a resubscription): a churn of the same week or month
-    /// nets out. A plain renewal seen after the expiry it followed was no churn at all: Apple charged
-    /// before the expiry, and only the poll came after it.
-    private mutating func regained(_ row: inout Row, at ms: Int64, renewal: Bool) {
+    /// nets out; one that was no churn at all (``wasContinuous(_:since:)``) is dropped.
+    private mutating func regained(_ row: inout Row, at ms: Int64, continuous: Bool) {
         guard let pending = row.churn else { return }
         var churn = Churn(pending)
         row.churn = nil
-        if renewal { return }
+        if continuous { return }
         if ReportCalendar.startOfWeek(churn.atMs) == ReportCalendar.startOfWeek(ms) { churn.nettedInWeek = true }
         if ReportCalendar.startOfMonth(churn.atMs) == ReportCalendar.startOfMonth(ms) { churn.nettedInMonth = true }
         counted(churn)
