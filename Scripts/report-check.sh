@@ -27,7 +27,11 @@ browser=$(command -v chromium || true)
 if [ -z "$browser" ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  if apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+  # A fresh machine's package lists may be empty or old: read them once before deciding. (The
+  # policy is read whole first: `grep -q` would close the pipe early, and pipefail call it a failure.)
+  candidate() { local policy; policy=$(apt-cache policy chromium 2>/dev/null || true); grep -q 'Candidate: [0-9]' <<< "$policy"; }
+  candidate || $sudo apt-get update -qq > /dev/null 2>&1 || true
+  if candidate; then
     echo "==> installing chromium" >&2
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium > /dev/null
     browser=$(command -v chromium)

@@ -148,8 +148,8 @@ public enum ReportPage {
                     ChartSeries(name: "refunds (by refund date)", color: ChartPalette.vermillion, values: days.map { Double($0.refunds) }),
                     ChartSeries(name: "renewals and new", color: ChartPalette.blue, values: days.map { Double($0.renewals) }),
                 ],
-                xLabels: days.map { TrailReport.date($0.dateMs) }, xTitle: "day (UTC)", yTitle: "subscriptions"),
-            definition: "Refunds by the date Apple refunded (cancellation_date); renewals and new subscriptions by the day the trail saw them. The refund rate (refunds ÷ renewals and new, per week) revises past weeks as late refunds arrive.",
+                xLabels: days.map { TrailReport.date($0.dateMs) }, xTitle: "day (UTC)", yTitle: "subscriptions", scalesPastFirstPoint: true),
+            definition: "Refunds by the date Apple refunded (cancellation_date); renewals and new subscriptions by the day the trail saw them. The refund rate (refunds ÷ renewals and new, per week) revises past weeks as late refunds arrive. The axis is scaled to the days after the first; a taller first day (every row verified at once) is cut at the top with its figure written on it.",
             columns: ["week", "refunds", "renewals and new", "refund rate"],
             rows: report.refundRates.map { [TrailReport.date($0.startMs), String($0.refunds), String($0.paid), $0.rate.map(share) ?? "–"] })
     }
@@ -215,8 +215,8 @@ public enum ReportPage {
                     ChartSeries(name: "verified", color: ChartPalette.green, values: runs.map { Double($0.verified ?? 0) }),
                     ChartSeries(name: "failed (access unchanged)", color: ChartPalette.vermillion, values: runs.map { Double($0.failed ?? 0) }),
                 ],
-                xLabels: runs.map { TrailReport.date($0.nowMs) }, xTitle: "run (by its clock)", yTitle: "subscriptions"),
-            definition: "The operator's view: each run's verified and failed rows (a failure never changes an entitlement column).",
+                xLabels: runs.map { TrailReport.date($0.nowMs) }, xTitle: "run (by its clock)", yTitle: "subscriptions", scalesPastFirstPoint: true),
+            definition: "The operator's view: each run's verified and failed rows (a failure never changes an entitlement column). The axis is scaled to the runs after the first; a taller first run (every row verified for the first time) is cut at the top with its figure written on it.",
             columns: ["run", "mode", "clock", "selected", "verified", "failed", "retries", "seconds"],
             rows: runs.map { run in
                 [String(run.id), run.mode.rawValue, TrailReport.instant(run.nowMs), String(run.selected ?? 0), String(run.verified ?? 0), String(run.failed ?? 0),

@@ -20,6 +20,7 @@ enum ReportTemplate {
     svg.chart text { fill: currentColor; } svg.chart .grid { stroke: var(--rule); stroke-width: .5; }
     svg.chart .axis { stroke: currentColor; stroke-width: 1; } svg.chart .marker { stroke: currentColor; stroke-dasharray: 4 3; }
     svg.chart .reference { fill: none; stroke: currentColor; stroke-width: 2; } svg.chart .axis-title { font-size: 12px; }
+    svg.chart .clipped-label { font-weight: 600; paint-order: stroke; stroke: var(--bg); stroke-width: 3px; }
     .legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .3em 1.2em; font-size: .9em; }
     .legend span { display: inline-block; width: .9em; height: .9em; margin-right: .35em; vertical-align: -.1em; border-radius: 2px; }
     table { border-collapse: collapse; font-size: .85em; margin: .5em 0; } td, th { padding: .15em .6em; text-align: right; border-bottom: 1px solid var(--rule); }

@@ -39,12 +39,20 @@ public struct StackedChart: Sendable {
     public var shares: Bool
     /// Each point scaled to 100 % of its stack (a mix, e.g. churn by intent).
     public var normalized: Bool
+    /// The axis scaled to the points after the first, the first drawn cut at the top with its
+    /// figure written on it: a first day when every row was verified at once (3,000 new against
+    /// tens a day after) would otherwise flatten every later day to the bottom.
+    public var scalesPastFirstPoint = false
     public var markers: [Marker] = []
     public var references: [Reference] = []
     public var width = 760.0
     public var height = 300.0
 
-    public init(style: Style, series: [ChartSeries], xLabels: [String], xTitle: String, yTitle: String, shares: Bool = false, normalized: Bool = false) {
+    public init(
+        style: Style, series: [ChartSeries], xLabels: [String], xTitle: String, yTitle: String, shares: Bool = false, normalized: Bool = false,
+        scalesPastFirstPoint: Bool = false
+    ) {
+        self.scalesPastFirstPoint = scalesPastFirstPoint
         self.style = style
         self.series = series
         self.xLabels = xLabels
@@ -64,7 +72,8 @@ public struct StackedChart: Sendable {
         let count = xLabels.count
         let stacks = (0..<count).map { index in series.map { index < $0.values.count ? max(0, $0.values[index]) : 0 } }
         let totals = stacks.map { $0.reduce(0, +) }
-        let top = normalized || shares ? 1.0 : Self.niceCeiling(totals.max() ?? 0)
+        let scaled = scalesPastFirstPoint && count > 1 ? Array(totals.dropFirst()) : totals
+        let top = normalized || shares ? 1.0 : Self.niceCeiling(scaled.max() ?? 0)
         let plotWidth = width - left - right, plotHeight = height - self.top - bottom
         let slot = plotWidth / Double(max(count, 1))
         func x(_ index: Double) -> Double { style == .bars ? left + slot * (index + 0.5) : left + (count > 1 ? plotWidth * index / Double(count - 1) : plotWidth / 2) }
@@ -96,6 +105,12 @@ public struct StackedChart: Sendable {
                 }
             }
             below = above
+        }
+        // Bars taller than the axis: cut at the top, their figure written on them.
+        if style == .bars, !normalized, !shares {
+            for point in 0..<count where totals[point] > top {
+                out += #"<text x="\#(Self.n(x(Double(point))))" y="\#(Self.n(self.top + 14))" text-anchor="middle" class="clipped-label">\#(Self.count(totals[point])) ↑</text>"#
+            }
         }
         for marker in markers {
             let mx = x(marker.x)
