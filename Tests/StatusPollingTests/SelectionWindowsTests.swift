@@ -60,3 +60,22 @@ import Testing
         #expect(SelectionWindows(freshWithin: nil).bounds(nowMs: Self.now).selects(state, appleStateAtMs: Self.now))
     }
 }
+
+extension SelectionWindowsTests {
+    /// A lapsed row on its sweep turn: asked, unless Apple's notification history has been read
+    /// without a gap since before its data was recorded — then a comeback would have come as a
+    /// notification, and the sweep leaves it out. Another environment's coverage does not count.
+    @Test func aLapsedRowTheHistoryCoversIsLeftOutOfTheSweep() {
+        let lapsed = Self.row { $0.expiresAt = Self.now - 7 * Self.day - 3_600_000; $0.expirationIntent = 1; $0.autoRenewStatus = false }
+        let recorded = Self.now - 7 * Self.day + 3_600_000  // the EXPIRED notification, an hour later
+        var windows = SelectionWindows(freshWithin: nil)
+        #expect(windows.bounds(nowMs: Self.now).selectsOnlyAsLapsed(lapsed))
+        #expect(windows.bounds(nowMs: Self.now).selects(lapsed, appleStateAtMs: recorded))
+        windows.coveredFrom = ["Production": recorded - Self.day]
+        #expect(!windows.bounds(nowMs: Self.now).selects(lapsed, appleStateAtMs: recorded))
+        #expect(windows.bounds(nowMs: Self.now).selects(lapsed, appleStateAtMs: recorded - 2 * Self.day))  // recorded before the coverage
+        #expect(windows.bounds(nowMs: Self.now).selects(lapsed, receiptUploaded: true, appleStateAtMs: recorded))
+        windows.coveredFrom = ["Sandbox": recorded - Self.day]
+        #expect(windows.bounds(nowMs: Self.now).selects(lapsed, appleStateAtMs: recorded))
+    }
+}
