@@ -106,205 +106,69 @@ public struct PollRun: Sendable {
         self.elapsed = elapsed
     }
 
-    /// What one child task of the pipeline hands back.
-    enum Event: Sendable {
-        case result(RowResult)
-        /// A request abandoned after a stop request's grace period.
-        case abandoned
-        /// The stop request's grace period is over.
-        case stopDeadline
-        /// The run's `deadline` passed.
-        case deadlinePassed
-        /// The oldest pending result has waited `flushInterval`.
-        case flushDue
-        /// The gate may have room for another row: one began backing off, or the limit grew.
-        case roomChanged
-        /// A batch was written (or, in a dry run, checked); `fatal` when the database failed.
-        case written([WrittenRow], fatal: StoreError?)
-    }
-
-    /// Why a run stopped starting rows of its own accord.
-    enum Halt {
-        /// The App Store failed for a sustained stretch; the message names the failure mix.
-        case circuitBreaker(String)
-        case deadline
-        /// The database failed as a whole (a full disk); nothing more can be written.
-        case storeFailed(String)
-    }
-
     /// Runs to the end of the selection, or until stopped. Never throws: an abort (credentials
     /// rejected, the store unreadable) and an interruption are in the report, with the counts of what was done.
+    ///
+    /// The ``PollRunMachine`` decides; this drives it: it does the machine's actions with child
+    /// tasks, the cursor and the writer, and tells it what came of them.
     public func run() async -> RunReport {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
-        var state = PipelineState(
-            resumeAfter: configuration.resumeAfter, maxRate: configuration.maxRate, concurrency: configuration.concurrency,
-            overload: configuration.overload)
-        var breaker = configuration.circuitBreaker.map(CircuitBreaker.Record.init)
-        /// Why the run itself stopped starting rows (the breaker tripped, the deadline passed).
-        var halt: Halt?
+        var machine = PollRunMachine(configuration)
+        let gate = RequestGate(limit: ConcurrencyLimit(ceiling: configuration.concurrency, threshold: configuration.overload))
+        var pacer = RatePacer(perSecond: configuration.maxRate)
         do {
             var rows = try await SelectionCursor.open(store: store, configuration: configuration)
-            let total = rows.total
             report.skippedFresh = rows.skippedFresh
-            try await withThrowingTaskGroup(of: Event.self) { group in
-                let stop = self.stop
-                let grace = configuration.stopGrace
-                group.addTask {
-                    await stop.wait()
-                    if Task.isCancelled { return .stopDeadline }
-                    try? await Task.sleep(for: grace)
-                    return .stopDeadline
+            let deadlineAt = configuration.deadline.map { started + $0 }
+            let ending = try await withThrowingTaskGroup(of: PollRunMachine.Event.self) { group in
+                /// A stop may be requested at any moment: the machine hears of it before each event.
+                func tell(_ event: PollRunMachine.Event) -> [PollRunMachine.Action] {
+                    (stop.isRequested ? machine.handle(.stopRequested) : []) + machine.handle(event)
                 }
-                if let deadline = configuration.deadline {
-                    group.addTask {
-                        try? await Task.sleep(for: deadline)
-                        return .deadlinePassed
-                    }
-                }
-                /// Starts no new row; requests in flight get the stop's grace period.
-                func haltRun(_ reason: Halt) {
-                    guard halt == nil, !stop.isRequested else { return }
-                    halt = reason
-                    group.addTask {
-                        try? await Task.sleep(for: grace)
-                        return .stopDeadline
-                    }
-                }
-                /// Rows started and not finished: in a request, waiting for one, or backing off.
-                var rowsInProgress = 0
-                let gate = state.gate
-                var watchingRoom = false
-                var pending: [RowResult] = []
-                let maxPending = configuration.maxPending
-                var writing = false
-                var flushTimerArmed = false
-                func startNext() async throws -> Bool {
-                    guard !stop.isRequested, halt == nil, pending.count < maxPending, let row = try await rows.next() else { return false }
-                    await state.pace()
-                    state.checkpoints.dispatched(row.id)
-                    group.addTask {
-                        do {
-                            return .result(try await RequestGate.$current.withValue(gate) { try await verify(row) })
-                        } catch is CancellationError { return .abandoned }
-                    }
-                    rowsInProgress += 1
-                    return true
-                }
-                /// Hands every pending result to the writer. The write runs in a task of its own,
-                /// which a stop's cancellation does not reach, so a batch is never half-abandoned.
-                func flush() {
-                    let batch = pending
-                    pending.removeAll(keepingCapacity: true)
-                    let checkpoint = state.checkpoints.completed(batch.map(\.row.id))
-                    writing = true
-                    group.addTask {
-                        let (rows, fatal) = await Task { await write(batch, checkpoint: checkpoint) }.value
-                        return .written(rows, fatal: fatal)
-                    }
-                }
-                func armFlushTimer() {
-                    guard !flushTimerArmed, !pending.isEmpty else { return }
-                    flushTimerArmed = true
-                    let interval = configuration.flushInterval
-                    group.addTask {
-                        try? await Task.sleep(for: interval)
-                        return .flushDue
-                    }
-                }
-                /// Starts rows while the requests they may send fit the gate: rows backing off send
-                /// none. When the gate is full, waits for it to change (a row backing off, the limit
-                /// growing) as well as for answers.
-                func fill() async throws {
-                    while true {
-                        let room = gate.snapshot
-                        guard rowsInProgress - room.backingOff < room.limit.current, rowsInProgress < configuration.maxRowsInProgress else {
-                            guard !watchingRoom, rowsInProgress > 0, halt == nil, !stop.isRequested else { return }
-                            watchingRoom = true
-                            group.addTask {
-                                await gate.waitForChange(since: room.version)
-                                return .roomChanged
-                            }
-                            return
-                        }
-                        guard try await startNext() else { return }
-                    }
-                }
-                try await fill()
-                // The outer loop: on a store shared by several workers, once this run's rows are
-                // written, it waits for rows other workers still hold (one may have died).
-                let deadlineAt = configuration.deadline.map { started + $0 }
-                outer: while true {
-                    while rowsInProgress > 0 || writing, let event = try await group.next() {
-                        switch event {
-                        case .result(let result):
-                            rowsInProgress -= 1
-                            if !state.deprecationLogged, let notice = result.stats.deprecation {
-                                logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
-                                state.deprecationLogged = true
-                            }
-                            pending.append(result)
-                            if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
-                                logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(tripped)", "in_flight": "\(rowsInProgress)"])
-                                haltRun(.circuitBreaker(tripped))
-                            } else if case .adopt = result.decision {
-                                _ = breaker?.record(nil)
-                            }
-                            if !writing, pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                            try await fill()
-                        case .flushDue:
-                            flushTimerArmed = false
-                            if !writing, !pending.isEmpty { flush() }
-                            try await fill()
-                        case .written(let written, let fatal):
-                            writing = false
-                            for row in written { count(row, into: &report) }
-                            if let fatal { haltRun(.storeFailed(fatal.description)) }
-                            progress(RunProgress(done: report.selected, total: total, failed: report.failed, elapsed: elapsed() - started))
-                            if pending.count >= configuration.batchSize { flush() } else { armFlushTimer() }
-                            try await fill()
-                        case .roomChanged:
-                            watchingRoom = false
-                            try await fill()
-                        case .abandoned:
-                            rowsInProgress -= 1
-                            report.abandoned += 1
-                        case .deadlinePassed:
-                            logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(report.selected)", "in_flight": "\(rowsInProgress)"])
-                            haltRun(.deadline)
-                        case .stopDeadline:
-                            if rowsInProgress > 0 { logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(rowsInProgress)"]) }
-                            group.cancelAll()
+                var actions = tell(.began)
+                while true {
+                    var next: PollRunMachine.Event?
+                    for action in actions {
+                        switch action {
+                        case .start(let child):
+                            if case .verify = child { await pacer.wait() }
+                            group.addTask(operation: task(child, gate: gate))
+                        case .log(let note): log(note, done: report.selected)
+                        case .cancelTasks: group.cancelAll()
+                        case .count(let written): for row in written { count(row, into: &report) }
+                        case .reportProgress:
+                            progress(RunProgress(done: report.selected, total: rows.total, failed: report.failed, elapsed: elapsed() - started))
+                        case .checkRoom:
+                            let room = gate.snapshot
+                            next = .room(limit: room.limit.current, backingOff: room.backingOff, version: room.version)
+                        case .takeRow: next = .nextRow(try await rows.next())
+                        case .awaitEvent: next = try await group.next()
+                        case .awaitPeers:
+                            // On a store shared by several workers, once this run's rows are written,
+                            // it waits for rows other workers still hold (one may have died).
+                            let free = try await rows.awaitPeers(stopping: { stop.isRequested || deadlineAt.map { elapsed() >= $0 } == true })
+                            next = .peersAwaited(rowFree: free)
+                        case .writeRemaining(let batch, let checkpoint):
+                            let (written, fatal) = await write(batch, checkpoint: checkpoint)
+                            next = .written(written, fatal: fatal)
+                        case .finish(let ending): return ending
                         }
                     }
-                    if !pending.isEmpty, halt == nil, !stop.isRequested {
-                        flush()
-                        continue outer
-                    }
-                    guard halt == nil, !stop.isRequested,
-                        try await rows.awaitPeers(stopping: { stop.isRequested || deadlineAt.map { elapsed() >= $0 } == true })
-                    else { break outer }
-                    try await fill()
-                }
-                group.cancelAll()
-                if !pending.isEmpty {
-                    let checkpoint = state.checkpoints.completed(pending.map(\.row.id))
-                    let (rows, fatal) = await write(pending, checkpoint: checkpoint)
-                    for row in rows { count(row, into: &report) }
-                    if let fatal { haltRun(.storeFailed(fatal.description)) }
-                    pending.removeAll()
+                    guard let next else { preconditionFailure("the machine's every answer ends with what to tell it next") }
+                    actions = tell(next)
                 }
             }
-            if stop.isRequested {
+            switch ending {
+            case .finished: break
+            case .stopped:
                 report.interrupted = true
-                logger.notice("run stopped on request", metadata: ["done": "\(report.selected)", "checkpoint": "\(state.checkpoints.checkpoint)"])
-            } else if case .deadline = halt {
+                logger.notice("run stopped on request", metadata: ["done": "\(report.selected)", "checkpoint": "\(machine.checkpoint)"])
+            case .deadlineReached:
                 report.interrupted = true
                 report.deadlineReached = true
-                logger.notice("run stopped at its deadline", metadata: ["done": "\(report.selected)", "checkpoint": "\(state.checkpoints.checkpoint)"])
-            } else if case .circuitBreaker(let reason) = halt {
-                report.aborted = reason
-            } else if case .storeFailed(let reason) = halt {
+                logger.notice("run stopped at its deadline", metadata: ["done": "\(report.selected)", "checkpoint": "\(machine.checkpoint)"])
+            case .aborted(let reason):
                 report.aborted = reason
             }
         } catch let abort as RunAbort {
@@ -315,11 +179,66 @@ public struct PollRun: Sendable {
             logger.error("run aborted: store unreadable", metadata: ["error": "\(error)"])
         }
         report.durationSeconds = Double((elapsed() - started).milliseconds) / 1000
-        report.checkpoint = state.checkpoints.checkpoint
-        let limit = state.gate.snapshot.limit
+        report.abandoned = machine.abandoned
+        report.checkpoint = machine.checkpoint
+        let limit = gate.snapshot.limit
         report.throttled = limit.throttled
         report.lowestConcurrency = limit.lowest
         return report
+    }
+
+    /// The child task that carries out `child`; it hands back the event the machine waits for.
+    private func task(_ child: PollRunMachine.ChildTask, gate: RequestGate) -> @Sendable () async throws -> PollRunMachine.Event {
+        switch child {
+        case .watchForStop(let grace):
+            return {
+                await stop.wait()
+                if Task.isCancelled { return .stopDeadline }
+                try? await Task.sleep(for: grace)
+                return .stopDeadline
+            }
+        case .watchDeadline(let deadline): return after(deadline, .deadlinePassed)
+        case .verify(let row):
+            return {
+                do {
+                    return .result(try await RequestGate.$current.withValue(gate) { try await verify(row) })
+                } catch is CancellationError { return .abandoned }
+            }
+        case .watchRoom(let version):
+            return {
+                await gate.waitForChange(since: version)
+                return .roomChanged
+            }
+        case .write(let batch, let checkpoint):
+            return {
+                let (rows, fatal) = await Task { await write(batch, checkpoint: checkpoint) }.value
+                return .written(rows, fatal: fatal)
+            }
+        case .flushTimer(let interval): return after(interval, .flushDue)
+        case .grace(let grace): return after(grace, .stopDeadline)
+        }
+    }
+
+    /// A timer: `event` once `duration` has passed, or at once when cancelled.
+    private func after(_ duration: Duration, _ event: PollRunMachine.Event) -> @Sendable () async throws -> PollRunMachine.Event {
+        {
+            try? await Task.sleep(for: duration)
+            return event
+        }
+    }
+
+    /// What the machine noted, as the run logs it; `done` is the rows counted so far.
+    private func log(_ note: PollRunMachine.Note, done: Int) {
+        switch note {
+        case .deprecated(let notice):
+            logger.warning("\(notice.backend) is deprecated by Apple", metadata: ["headers": "\(notice.headers)"])
+        case .breakerTripped(let reason, let inFlight):
+            logger.error("circuit breaker tripped: no more subscriptions are asked", metadata: ["reason": "\(reason)", "in_flight": "\(inFlight)"])
+        case .deadlinePassed(let inFlight):
+            logger.notice("deadline passed: no new subscription is started", metadata: ["done": "\(done)", "in_flight": "\(inFlight)"])
+        case .abandoning(let inFlight):
+            logger.notice("stop: abandoning requests still in flight", metadata: ["in_flight": "\(inFlight)"])
+        }
     }
 
     /// What one row came to before anything is written.
