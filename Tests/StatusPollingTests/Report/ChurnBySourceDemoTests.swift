@@ -13,17 +13,11 @@ import Testing
     static func churn(notifications: Bool) async throws -> [String: [String: Int]] {
         try await withTemporaryDatabase { db in
             let path = db.path + (notifications ? ".notified" : ".polled")
-            var configuration = DemoConfiguration(
-                subscribers: 400, nights: 30, seed: 21, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
-                slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: .serverAPI)
-            configuration.notifications = notifications
-            configuration.rates = ["billing_failure=0.15"]
-            var logger = Logger(label: "churn")
-            logger.logLevel = .critical
-            #expect(try await Demo.play(configuration, database: .sqlite(path: path), logger: logger).passed)
+            let configuration = ReportDemo.configuration(subscribers: 400, nights: 30, seed: 21, backend: .serverAPI, notifications: notifications)
+            #expect(try await ReportDemo.play(configuration, database: .sqlite(path: path)).passed)
             let store = try SQLiteSubscriptionStore.open(path: path)
             defer { try? store.close() }
-            let toMs = configuration.finalNightMs + 86_400_000
+            let toMs = ReportDemo.toMs
             let report = try await TrailReport.read(
                 store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97)
             let sources = report.sources.reduce(into: [String: Int]()) { total, week in total.merge(week.counts, uniquingKeysWith: +) }

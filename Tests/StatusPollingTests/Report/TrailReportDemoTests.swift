@@ -16,17 +16,12 @@ import Testing
     @Test func theDemosReportAgreesWithTheTrailAndTheTruth() async throws {
         try await withTemporaryDatabase { db in
             let path = db.path + ".report"
-            var configuration = DemoConfiguration(
-                subscribers: 400, nights: 40, seed: 9, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
-                slowAnswers: false, finalNightMs: 1_790_000_000_000)
-            configuration.rates = ["billing_failure=0.15"]
-            var logger = Logger(label: "report")
-            logger.logLevel = .critical
-            let demo = try await Demo.play(configuration, database: .sqlite(path: path), logger: logger)
+            let configuration = ReportDemo.configuration(subscribers: 400, nights: 40, seed: 9)
+            let demo = try await ReportDemo.play(configuration, database: .sqlite(path: path))
             #expect(demo.passed)
             let store = try SQLiteSubscriptionStore.open(path: path)
             defer { try? store.close() }
-            let toMs = configuration.finalNightMs + 86_400_000
+            let toMs = ReportDemo.toMs
             var episodes: [BillingEpisode] = []
             let report = try await TrailReport.read(
                 store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97,
@@ -118,16 +113,11 @@ extension TrailReportDemoTests {
     @Test func ninetyNightsEpisodesAgreeWithPlainSQL() async throws {
         try await withTemporaryDatabase { db in
             let path = db.path + ".report90"
-            var configuration = DemoConfiguration(
-                subscribers: 200, nights: 90, seed: 11, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
-                slowAnswers: false, finalNightMs: 1_790_000_000_000)
-            configuration.rates = ["billing_failure=0.15"]
-            var logger = Logger(label: "report")
-            logger.logLevel = .critical
-            #expect(try await Demo.play(configuration, database: .sqlite(path: path), logger: logger).passed)
+            let configuration = ReportDemo.configuration(subscribers: 200, nights: 90, seed: 11)
+            #expect(try await ReportDemo.play(configuration, database: .sqlite(path: path)).passed)
             let store = try SQLiteSubscriptionStore.open(path: path)
             defer { try? store.close() }
-            let toMs = configuration.finalNightMs + 86_400_000
+            let toMs = ReportDemo.toMs
             var firstSeenLate = 0
             let report = try await TrailReport.read(
                 store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 97,

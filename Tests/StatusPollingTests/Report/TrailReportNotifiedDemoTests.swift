@@ -13,18 +13,12 @@ import Testing
 @Suite(.serialized) struct TrailReportNotifiedDemoTests {
     @Test(arguments: StoreKind.available) func changesBySourceAndTheLagAgreeWithTheTables(kind: StoreKind) async throws {
         try await withStore(kind) { db in
-            var configuration = DemoConfiguration(
-                subscribers: 300, nights: 14, seed: 5, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
-                slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: .serverAPI)
-            configuration.notifications = true
-            configuration.rates = ["billing_failure=0.15"]
-            var logger = Logger(label: "report-notified")
-            logger.logLevel = .critical
-            let demo = try await Demo.play(configuration, database: Self.demoDatabase(db), logger: logger)
+            let configuration = ReportDemo.configuration(subscribers: 300, nights: 14, seed: 5, backend: .serverAPI, notifications: true)
+            let demo = try await ReportDemo.play(configuration, database: Self.demoDatabase(db))
             #expect(demo.passed)
             let store = try await db.database().open()
             defer { Task { try? await store.close() } }
-            let toMs = configuration.finalNightMs + 86_400_000
+            let toMs = ReportDemo.toMs
             let report = try await TrailReport.read(
                 store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 101)
 
