@@ -134,8 +134,4 @@ extension PostgresSubscriptionStore {
             try await connection.rows(statement, logger: logger) { reader -> Int64? in try reader.column() }.first.flatMap { $0 } ?? readFromMs
         }
     }
-
-    public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
-        try await read { connection, logger in try await connection.rows(NotificationsSQL.list(query), logger: logger, NotificationsSQL.stored) }
-    }
 }

@@ -62,10 +62,6 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
-        try await reading { db in try db.fetchAll(shared: NotificationsSQL.list(query), NotificationsSQL.stored) }
-    }
-
     /// A read, SQLite's errors as the store's.
     func reading<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         do {
