@@ -47,7 +47,7 @@ public enum NotificationsSQL {
         }
     }
 
-    /// Records `settlement` on its claimed row.
+    /// Records `s` on the notification's claimed row.
     public static func settle(_ s: Settlement) -> SQLStatement {
         """
         UPDATE app_store_notifications SET outcome = \(s.outcome.rawValue), subscription_id = \(s.subscriptionID),
@@ -89,21 +89,19 @@ public enum NotificationsSQL {
     }
 
     /// Moves the checkpoint of `environment` on and returns `covered_from`: kept while this reading
-    /// starts no later than the last one ended, else restarted here. In SET, the table's columns
-    /// are the row's values before this update.
+    /// starts no later than the last one ended, else restarted here. In SET, `c` is the row as it
+    /// was before this update.
     public static func setHistoryCheckpoint(
         _ dialect: SQLDialect, _ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64
     ) -> SQLStatement {
-        let table = "notification_history_checkpoints"
-        return """
-            INSERT INTO \(unescaped: table) (environment, through_at, updated_at, covered_from)
-            VALUES (\(environment.rawValue), \(throughMs), \(nowMs), \(readFromMs))
-            ON CONFLICT (environment) DO UPDATE SET
-                covered_from = CASE WHEN excluded.covered_from <= \(unescaped: table).through_at
-                    THEN coalesce(\(unescaped: table).covered_from, excluded.covered_from) ELSE excluded.covered_from END,
-                through_at = \(dialect.greatest("\(unescaped: table).through_at", "excluded.through_at")), updated_at = excluded.updated_at
-            RETURNING covered_from
-            """
+        """
+        INSERT INTO notification_history_checkpoints AS c (environment, through_at, updated_at, covered_from)
+        VALUES (\(environment.rawValue), \(throughMs), \(nowMs), \(readFromMs))
+        ON CONFLICT (environment) DO UPDATE SET
+            covered_from = CASE WHEN excluded.covered_from <= c.through_at THEN coalesce(c.covered_from, excluded.covered_from) ELSE excluded.covered_from END,
+            through_at = \(dialect.greatest("c.through_at", "excluded.through_at")), updated_at = excluded.updated_at
+        RETURNING covered_from
+        """
     }
 
     /// The recorded notifications `query` asks for, newest first, read by ``stored(_:)``.
