@@ -96,7 +96,7 @@ public enum Demo {
                         progress: progress)
                 }
                 simulator.setClock(enrolledAt)
-                return try await NotificationPlay.withRunning(configuration, simulator: simulator, store: store, fromMs: enrolledAt, logger: logger) { play in
+                return try await NotificationPlay.withRunning(configuration, simulator: simulator, inbox: store, fromMs: enrolledAt, logger: logger) { play in
                     try await playNights(
                         configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
                         endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, enrolledAt: enrolledAt,
@@ -136,7 +136,7 @@ public enum Demo {
             let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
             simulator.setClock(clock)
             if let notifications, let makeServerAPI {
-                (catchUpRequests, windows.coveredFrom) = await notifications.catchUp(makeServerAPI(), store: store, nowMs: clock, logger: logger)
+                (catchUpRequests, windows.coveredFrom) = await notifications.catchUp(makeServerAPI(), inbox: store, nowMs: clock, logger: logger)
                 try await reflectNotifications(store, since: clock, into: &lag)
             }
             let run: NightRun
@@ -178,7 +178,7 @@ public enum Demo {
 
     /// The notifications the store recorded since `sinceMs`: each brought its row Apple's data as
     /// of its instant, when it was received (a stale or duplicate one: earlier still).
-    static func reflectNotifications(_ store: any PollingStore, since sinceMs: Int64, into lag: inout EntitlementLag) async throws {
+    static func reflectNotifications(_ store: any SubscriberDirectory, since sinceMs: Int64, into lag: inout EntitlementLag) async throws {
         let reached: Set<String> = ["applied", "unchanged", "duplicate", "stale"]
         // The store lists newest first; each must count at its own arrival.
         for notification in try await store.notifications(NotificationQuery(sinceMs: sinceMs, limit: 1_000_000)).reversed() {

@@ -35,7 +35,7 @@ final class NotificationPlay: Sendable {
     /// Turns the simulator's notifications on (V1 for verifyReceipt, V2 otherwise) from `fromMs`
     /// and runs `body` with a receiver listening.
     static func withRunning<T: Sendable>(
-        _ configuration: DemoConfiguration, simulator: AppStoreSimulator, store: any PollingStore, fromMs: Int64, logger: Logger,
+        _ configuration: DemoConfiguration, simulator: AppStoreSimulator, inbox: any NotificationInbox, fromMs: Int64, logger: Logger,
         _ body: (NotificationPlay) async throws -> T
     ) async throws -> T {
         let population = simulator.population.configuration
@@ -45,7 +45,7 @@ final class NotificationPlay: Sendable {
             .init(
                 bundleID: population.bundleID, appAppleID: population.appAppleID, sharedSecret: SharedSecret(population.sharedSecret),
                 trustedRoots: [AppleRootCertificate.g3, simulator.pki.root]),
-            inbox: store, logger: logger, clock: { clock.now })
+            inbox: inbox, logger: logger, clock: { clock.now })
         let downtime = configuration.receiverDownNights.map { nights in
             [configuration.clock(night: nights.lowerBound - 1)...configuration.clock(night: nights.upperBound)]
         } ?? []
@@ -65,9 +65,9 @@ final class NotificationPlay: Sendable {
     /// The run's catch-up (`run` does it first when Server API credentials are configured): both
     /// environments; returns the requests it made and, as `run` gives its selection, where each
     /// environment's gapless reading began. A failure is the run's warning, not the demo's end.
-    func catchUp(_ client: ServerAPIClient, store: any PollingStore, nowMs: Int64, logger: Logger) async -> (pages: Int, coveredFrom: [String: Int64]) {
+    func catchUp(_ client: ServerAPIClient, inbox: any NotificationInbox, nowMs: Int64, logger: Logger) async -> (pages: Int, coveredFrom: [String: Int64]) {
         clock.set(nowMs)  // what the catch-up takes is received at the run's clock
-        let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: store)
+        let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: inbox)
         var pages = 0
         var covered: [String: Int64] = [:]
         for environment in [AppStoreEnvironment.production, .sandbox] {

@@ -32,14 +32,20 @@ extension PostgresSubscriptionStore {
             var pending: [(index: Int, result: ResultBatch.Result)] = []
             for index in fresh {
                 let n = notifications[index]
-                var row = n.originalTransactionID.flatMap { owners[$0] }
-                if row == nil, let token = n.appAccountToken, n.answer != nil {
-                    row = try await Self.row(withToken: token, connection: connection, logger: logger)
-                    // A later notification of the chain in this batch goes to the same row.
-                    if let chain = n.originalTransactionID { owners[chain] = row }
+                let row = try await NotificationMatch.row(for: n) { lookup in
+                    switch lookup {
+                    case .chain(let chain): return owners[chain]
+                    case .token(let token):
+                        let row = try await connection.rows(
+                            NotificationsSQL.adoptable(token: token, columns: RowReader.subscriptionColumns, lock: true), logger: logger
+                        ) { reader in try reader.subscription() }.first
+                        // A later notification of the chain in this batch goes to the same row.
+                        if let chain = n.originalTransactionID { owners[chain] = row }
+                        return row
+                    }
                 }
                 guard let row else {
-                    outcomes[index] = n.answer == nil ? .ignored : .unmatched
+                    outcomes[index] = NotificationMatch.outcomeWithoutRow(n)
                     continue
                 }
                 rowIDs[index] = row.id
@@ -67,11 +73,12 @@ extension PostgresSubscriptionStore {
                 pending = later
             }
             let recorded = fresh.map { index in
-                let n = notifications[index], outcome = outcomes[index]!
+                let s = NotificationsSQL.Settlement(
+                    notifications[index], outcome: outcomes[index]!, subscriptionID: rowIDs[index], statusAgrees: statusAgrees[index])
                 return """
-                    {"id":\(JSONText.quoted(n.id)),"outcome":\(JSONText.quoted(outcome.rawValue)),"subscription_id":\(JSONText.number(rowIDs[index])),\
-                    "signed_payload":\(JSONText.quoted(outcome == .unmatched ? n.signedPayload : nil)),\
-                    "apple_status":\(JSONText.number(n.answer?.subscriptionStatus?.rawValue)),"status_agrees":\(JSONText.bool(statusAgrees[index]))}
+                    {"id":\(JSONText.quoted(s.id)),"outcome":\(JSONText.quoted(s.outcome.rawValue)),"subscription_id":\(JSONText.number(s.subscriptionID)),\
+                    "signed_payload":\(JSONText.quoted(s.signedPayload)),"apple_status":\(JSONText.number(s.appleStatus)),\
+                    "status_agrees":\(JSONText.bool(s.statusAgrees))}
                     """
             }
             if !recorded.isEmpty {
@@ -100,82 +107,31 @@ extension PostgresSubscriptionStore {
             """
         }
         let claimed = try await connection.query("""
-            INSERT INTO app_store_notifications (
-                notification_id, version, type, subtype, signed_at, apple_state_at, original_transaction_id, app_account_token,
-                environment, source, received_at, outcome)
+            INSERT INTO app_store_notifications (\(unescaped: NotificationsSQL.claimColumns))
             SELECT v.id, v.version, v.type, v.subtype, v.signed_at, v.apple_state_at, v.chain, v.token, v.environment, v.source, v.received_at, 'unmatched'
             FROM jsonb_to_recordset(\("[" + json.joined(separator: ",") + "]")::jsonb) AS v(
                 id text, version integer, type text, subtype text, signed_at bigint, apple_state_at bigint, chain text, token text,
                 environment text, source text, received_at bigint)
-            ON CONFLICT (notification_id) DO UPDATE SET source = EXCLUDED.source, received_at = EXCLUDED.received_at
-                WHERE app_store_notifications.outcome = 'unmatched'
+            \(unescaped: NotificationsSQL.claimConflict)
             RETURNING notification_id
             """, logger: logger).decode(String.self).collect()
         return Set(claimed)
     }
 
-    /// The first row without a chain whose `app_account_token` is `token`, locked.
-    private static func row(withToken token: String, connection: PostgresConnection, logger: Logger) async throws -> SubscriptionRow? {
-        try await rows(connection.query("""
-            SELECT \(unescaped: RowReader.subscriptionColumns) FROM subscriptions
-            WHERE app_account_token = \(token) AND original_transaction_id IS NULL ORDER BY id LIMIT 1 FOR UPDATE
-            """, logger: logger), { reader in try reader.subscription() }
-        ).first
-    }
-
     public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
-        try await read { connection, logger in
-            try await connection.query("""
-                SELECT n.notification_id, n.signed_payload FROM app_store_notifications AS n
-                WHERE n.outcome = 'unmatched' AND n.app_account_token IS NOT NULL AND n.signed_payload IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM subscriptions AS s WHERE s.app_account_token = n.app_account_token AND s.original_transaction_id IS NULL)
-                ORDER BY n.apple_state_at LIMIT \(limit)
-                """, logger: logger).decode((String, String).self).collect().map { (id: $0.0, signedPayload: $0.1) }
-        }
+        try await read { connection, logger in try await connection.rows(NotificationsSQL.waitingForAdoption(limit: limit), logger: logger, NotificationsSQL.waiting) }
     }
 
     public func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64? {
         try await read { connection, logger in
-            try await connection.query(
-                "SELECT through_at FROM notification_history_checkpoints WHERE environment = \(environment.rawValue)", logger: logger
-            ).decode(Int64.self).collect().first
+            try await connection.rows(NotificationsSQL.historyCheckpoint(environment), logger: logger) { reader -> Int64 in try reader.column() }.first
         }
     }
 
     public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64 {
-        try await transaction { connection, logger in
-            // In SET, the table's columns are the row's values before this update.
-            try await connection.query("""
-                INSERT INTO notification_history_checkpoints (environment, through_at, updated_at, covered_from)
-                VALUES (\(environment.rawValue), \(throughMs), \(nowMs), \(readFromMs))
-                ON CONFLICT (environment) DO UPDATE SET
-                    covered_from = CASE WHEN EXCLUDED.covered_from <= notification_history_checkpoints.through_at
-                        THEN COALESCE(notification_history_checkpoints.covered_from, EXCLUDED.covered_from) ELSE EXCLUDED.covered_from END,
-                    through_at = GREATEST(notification_history_checkpoints.through_at, EXCLUDED.through_at), updated_at = EXCLUDED.updated_at
-                RETURNING covered_from
-                """, logger: logger).decode(Int64.self).collect().first ?? readFromMs
-        }
-    }
-
-    public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
-        try await read { connection, logger in
-            try await connection.query("""
-                SELECT n.notification_id, n.version, n.type, n.subtype, n.signed_at, n.apple_state_at, n.original_transaction_id,
-                    n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id, n.apple_status,
-                    n.status_agrees::integer
-                FROM app_store_notifications AS n LEFT JOIN subscriptions AS s ON s.id = n.subscription_id
-                WHERE (NOT \(query.unmatchedOnly) OR n.outcome = 'unmatched')
-                    AND (\(query.sinceMs)::bigint IS NULL OR n.received_at >= \(query.sinceMs))
-                    AND (\(query.userID)::text IS NULL OR s.user_id = \(query.userID))
-                ORDER BY n.received_at DESC, n.notification_id LIMIT \(query.limit)
-                """, logger: logger
-            ).decode((String, Int, String, String?, Int64?, Int64, String?, String?, String?, String, Int64, String, Int64?, String?, Int?, Int?).self).collect()
-                .map { r in
-                    StoredNotification(
-                        id: r.0, version: r.1, type: r.2, subtype: r.3, signedAtMs: r.4, appleStateAtMs: r.5, originalTransactionID: r.6,
-                        appAccountToken: r.7, environment: r.8, source: r.9, receivedAtMs: r.10, outcome: r.11, subscriptionID: r.12, userID: r.13,
-                        appleStatus: r.14, statusAgrees: r.15.map { $0 == 1 })
-                }
+        let statement = NotificationsSQL.setHistoryCheckpoint(.postgres, environment, readFromMs: readFromMs, throughMs: throughMs, nowMs: nowMs)
+        return try await transaction { connection, logger in
+            try await connection.rows(statement, logger: logger) { reader -> Int64? in try reader.column() }.first.flatMap { $0 } ?? readFromMs
         }
     }
 }

@@ -25,7 +25,7 @@ extension StatusPoller {
                 throw usageError("the receipt must be the app receipt in base64 (as the app sends it); \(receiptFile) holds something else.")
             }
             guard !userID.isEmpty else { throw usageError("--user-id cannot be empty.") }
-            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
                 let id = try await store.enroll(userID: userID, receipt: receipt)
                 print("enrolled user \(userID) as subscription \(id); the next run verifies it")
             }

@@ -17,7 +17,7 @@ extension StatusPoller {
         var format: ReportFormat = .text
 
         func run() async throws {
-            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
                 let events = try await store.history(userID: userID)
                 // The user's notifications, newest first: their names for the changes they brought.
                 let notifications = try await store.notifications(NotificationQuery(userID: userID, limit: 1000))

@@ -53,7 +53,7 @@ struct NotificationsCatchUp: AsyncParsableCommand {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
         let nowMs = ISO8601.milliseconds(now)
         let environments: [AppStoreEnvironment] = environment == "both" ? [.production, .sandbox] : [environment == "production" ? .production : .sandbox]
-        try await storeOptions.withStore(settings) { store, _ in
+        try await storeOptions.withStore(settings) { (store: any NotificationInbox, _) in
             let receiver = NotificationReceiver(
                 .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots), inbox: store, logger: logger)
             try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in

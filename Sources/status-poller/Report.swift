@@ -67,7 +67,7 @@ extension StatusPoller {
             } else {
                 episodeLines = nil
             }
-            let report = try await storeOptions.withStore(try await storeOptions.settings()) { store, _ in
+            let report = try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriptionTrail, _) in
                 try await TrailReport.read(
                     store, runs: try await store.runs(last: 100_000), fromMs: from.flatMap(Self.day), toMs: toMs,
                     environment: environment == "all" ? nil : environment, generatedAtMs: now, onEpisode: episodeLines.map { lines in { lines.write($0) } })

@@ -29,7 +29,7 @@ extension StatusPoller {
         }
 
         func run() async throws {
-            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriptionTrail, database) in
                 let runs = try await store.runs(last: max(1, last))
                 switch format {
                 case .json:

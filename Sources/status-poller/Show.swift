@@ -16,7 +16,7 @@ extension StatusPoller {
         var now: String?
 
         func run() async throws {
-            try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
+            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
                 let nowMs = ISO8601.milliseconds(now)
                 let rows = try await store.subscriptionsWithBookkeeping(userID: userID)
                 guard !rows.isEmpty else {

@@ -1,6 +1,6 @@
 /// What the notification receiver and the catch-up need from a database: record notifications
 /// and apply them, in one transaction with the row changes and audit rows they cause, so Apple
-/// hears 200 only for what is durable; and read them back for support.
+/// hears 200 only for what is durable. Support reads them back through ``SubscriberDirectory``.
 public protocol NotificationInbox: Sendable {
     /// Records each notification in `app_store_notifications` and applies it to the row owning
     /// its chain — or, when none does, to the row without a chain whose `app_account_token` is the
@@ -22,7 +22,4 @@ public protocol NotificationInbox: Sendable {
     /// it carries on while each reading starts no later than the previous one ended.
     @discardableResult
     func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64
-
-    /// The recorded notifications `query` asks for, newest first.
-    func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]
 }

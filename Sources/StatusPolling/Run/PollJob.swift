@@ -125,7 +125,7 @@ public struct PollJob: Sendable {
         return outcome
     }
 
-    private func run(on store: any PollingStore) async -> Outcome {
+    private func run(on store: any RunStore) async -> Outcome {
         let mode = configuration.mode
         let lock: any RunLease
         do {
@@ -187,7 +187,7 @@ public struct PollJob: Sendable {
 
     /// Opens the run in the history (a dry run writes nothing, not even there). Nil when there is
     /// no backfill to resume.
-    private func plan(_ store: any PollingStore, start: RunStart) async throws -> Plan? {
+    private func plan(_ store: any RunJournal, start: RunStart) async throws -> Plan? {
         switch configuration.selection {
         case .nightly(let windows):
             let runID = configuration.dryRun ? nil : try await store.startRun(start)

@@ -1,5 +1,6 @@
-/// The run history: one record per run, written when it starts and when it ends, so `runs` shows
-/// every run (killed ones as still running) and a backfill resumes from its checkpoint.
+/// The run history as a job keeps it: one record per run, written when it starts and when it ends,
+/// so `runs` shows every run (killed ones as still running) and a backfill resumes from its
+/// checkpoint. Reading the history back is the report's (``SubscriptionTrail/runs(last:)``).
 public protocol RunJournal: Sendable {
     /// Opens a run in the run history and returns its id.
     func startRun(_ start: RunStart) async throws -> Int64
@@ -18,9 +19,6 @@ public protocol RunJournal: Sendable {
 
     /// Closes a run with its report, status and exit code.
     func finishRun(_ runID: Int64, report: RunReport, status: RunStatus, checkpoint: Int64?) async throws
-
-    /// The newest runs first.
-    func runs(last count: Int) async throws -> [RunRecord]
 
     /// When the last run of `mode` that verified every selected row ended (wall clock, ms).
     func lastSuccessfulRunFinishedAt(mode: RunMode) async throws -> Int64?

@@ -1,6 +1,7 @@
 /// The web service's side of the contract and the operator's view of it: enrol a subscriber,
-/// store an uploaded receipt, look a user up, read the audit trail. The operator commands
-/// (`enroll`, `show`, `history`) and the demo's truth check go through it.
+/// store an uploaded receipt, look a user up, read the audit trail and the notifications. The
+/// operator commands (`enroll`, `show`, `history`, `notifications list`) and the demo's truth
+/// check go through it.
 public protocol SubscriberDirectory: Sendable {
     /// Inserts a subscriber as the web service does: a user and a receipt, nothing verified.
     @discardableResult
@@ -24,6 +25,9 @@ public protocol SubscriberDirectory: Sendable {
 
     /// The audit trail of `userID`'s rows, newest first.
     func history(userID: String, limit: Int) async throws -> [SubscriptionEvent]
+
+    /// The recorded notifications `query` asks for, newest first (never their signed payloads).
+    func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]
 }
 
 extension SubscriberDirectory {

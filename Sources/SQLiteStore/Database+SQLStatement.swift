@@ -1,0 +1,28 @@
+import GRDB
+import StatusPolling
+
+/// Runs the library's shared statements (``SQLStatement``) with SQLite's placeholders.
+extension Database {
+    /// Executes `statement`, compiled once per connection: for those a receiver runs per notification.
+    func execute(shared statement: SQLStatement) throws {
+        try cachedStatement(sql: statement.sql(.sqlite)).execute(arguments: StatementArguments(statement))
+    }
+
+    /// Every row of `statement`, each read by `read` straight from the cursor.
+    func fetchAll<T>(shared statement: SQLStatement, _ read: (inout SQLiteColumns) throws -> T) throws -> [T] {
+        let rows = try Row.fetchCursor(self, sql: statement.sql(.sqlite), arguments: StatementArguments(statement))
+        var result: [T] = []
+        while let row = try rows.next() {
+            var columns = SQLiteColumns(row)
+            result.append(try read(&columns))
+        }
+        return result
+    }
+
+    /// The first row of `statement`, read by `read`; nil when there is none.
+    func fetchOne<T>(shared statement: SQLStatement, _ read: (inout SQLiteColumns) throws -> T) throws -> T? {
+        guard let row = try Row.fetchOne(self, sql: statement.sql(.sqlite), arguments: StatementArguments(statement)) else { return nil }
+        var columns = SQLiteColumns(row)
+        return try read(&columns)
+    }
+}

@@ -1,0 +1,130 @@
+/// The SQL of `app_store_notifications` and `notification_history_checkpoints` that both stores
+/// run as written, with the mapping of its rows beside it. PostgreSQL claims and settles a whole
+/// batch in one statement each (`jsonb_to_recordset`), from the same columns and values as the
+/// one-row statements here.
+public enum NotificationsSQL {
+    /// The columns a claim inserts, in the order of ``claim(_:)``'s values.
+    public static let claimColumns = """
+        notification_id, version, type, subtype, signed_at, apple_state_at, original_transaction_id, app_account_token,
+        environment, source, received_at, outcome
+        """
+
+    /// A claim of an id recorded before: taken again only while it is unmatched (a later delivery,
+    /// or a row enrolled since, may place it); otherwise the insert changes nothing, a duplicate.
+    public static let claimConflict = """
+        ON CONFLICT (notification_id) DO UPDATE SET source = excluded.source, received_at = excluded.received_at
+            WHERE app_store_notifications.outcome = 'unmatched'
+        """
+
+    /// Records `n` as `unmatched` (its outcome follows in the same transaction); changes no row
+    /// when it is a duplicate.
+    public static func claim(_ n: ReceivedNotification) -> SQLStatement {
+        """
+        INSERT INTO app_store_notifications (\(unescaped: claimColumns))
+        VALUES (\(n.id), \(n.version), \(n.type), \(n.subtype), \(n.signedAtMs), \(n.appleStateAtMs), \(n.originalTransactionID),
+            \(n.appAccountToken), \(n.environment?.rawValue), \(n.source.rawValue), \(n.receivedAtMs), 'unmatched')
+        \(unescaped: claimConflict)
+        """
+    }
+
+    /// What a claimed notification came to, as its row records it.
+    public struct Settlement: Sendable, Equatable {
+        public var id: String
+        public var outcome: NotificationOutcome
+        public var subscriptionID: Int64?
+        /// Kept only while unmatched, for a row enrolled later to verify again; personal data.
+        public var signedPayload: String?
+        public var appleStatus: Int?
+        public var statusAgrees: Bool?
+
+        public init(_ n: ReceivedNotification, outcome: NotificationOutcome, subscriptionID: Int64?, statusAgrees: Bool?) {
+            id = n.id
+            self.outcome = outcome
+            self.subscriptionID = subscriptionID
+            signedPayload = outcome == .unmatched ? n.signedPayload : nil
+            appleStatus = n.answer?.subscriptionStatus?.rawValue
+            self.statusAgrees = statusAgrees
+        }
+    }
+
+    /// Records `s` on the notification's claimed row.
+    public static func settle(_ s: Settlement) -> SQLStatement {
+        """
+        UPDATE app_store_notifications SET outcome = \(s.outcome.rawValue), subscription_id = \(s.subscriptionID),
+            signed_payload = \(s.signedPayload), apple_status = \(s.appleStatus), status_agrees = \(s.statusAgrees)
+        WHERE notification_id = \(s.id)
+        """
+    }
+
+    /// The first row without a chain whose `app_account_token` is `token` (``NotificationMatch/token(_:)``),
+    /// its `columns` as the store reads a row; `lock`: PostgreSQL's `FOR UPDATE` (a SQLite write
+    /// transaction holds the whole database).
+    public static func adoptable(token: String, columns: String, lock: Bool) -> SQLStatement {
+        """
+        SELECT \(unescaped: columns) FROM subscriptions
+        WHERE app_account_token = \(token) AND original_transaction_id IS NULL ORDER BY id LIMIT 1\(unescaped: lock ? " FOR UPDATE" : "")
+        """
+    }
+
+    /// Unmatched notifications a row now links by its `app_account_token`, oldest first, read by
+    /// ``waiting(_:)``.
+    public static func waitingForAdoption(limit: Int) -> SQLStatement {
+        """
+        SELECT n.notification_id, n.signed_payload FROM app_store_notifications AS n
+        WHERE n.outcome = 'unmatched' AND n.app_account_token IS NOT NULL AND n.signed_payload IS NOT NULL
+            AND EXISTS (SELECT 1 FROM subscriptions AS s WHERE s.app_account_token = n.app_account_token AND s.original_transaction_id IS NULL)
+        ORDER BY n.apple_state_at LIMIT \(limit)
+        """
+    }
+
+    /// A row of ``waitingForAdoption(limit:)``.
+    @inlinable
+    public static func waiting(_ row: inout some ColumnReader) throws -> (id: String, signedPayload: String) {
+        (id: try row.column(), signedPayload: try row.column())
+    }
+
+    /// Up to when the history of `environment` has been read (`through_at`).
+    public static func historyCheckpoint(_ environment: AppStoreEnvironment) -> SQLStatement {
+        "SELECT through_at FROM notification_history_checkpoints WHERE environment = \(environment.rawValue)"
+    }
+
+    /// Moves the checkpoint of `environment` on and returns `covered_from`: kept while this reading
+    /// starts no later than the last one ended, else restarted here. In SET, `c` is the row as it
+    /// was before this update.
+    public static func setHistoryCheckpoint(
+        _ dialect: SQLDialect, _ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64
+    ) -> SQLStatement {
+        """
+        INSERT INTO notification_history_checkpoints AS c (environment, through_at, updated_at, covered_from)
+        VALUES (\(environment.rawValue), \(throughMs), \(nowMs), \(readFromMs))
+        ON CONFLICT (environment) DO UPDATE SET
+            covered_from = CASE WHEN excluded.covered_from <= c.through_at THEN coalesce(c.covered_from, excluded.covered_from) ELSE excluded.covered_from END,
+            through_at = \(dialect.greatest("c.through_at", "excluded.through_at")), updated_at = excluded.updated_at
+        RETURNING covered_from
+        """
+    }
+
+    /// The recorded notifications `query` asks for, newest first, read by ``stored(_:)``.
+    public static func list(_ query: NotificationQuery) -> SQLStatement {
+        var conditions: [SQLStatement] = []
+        if query.unmatchedOnly { conditions.append("n.outcome = 'unmatched'") }
+        if let since = query.sinceMs { conditions.append("n.received_at >= \(since)") }
+        if let user = query.userID { conditions.append("s.user_id = \(user)") }
+        return """
+            SELECT n.notification_id, n.version, n.type, n.subtype, n.signed_at, n.apple_state_at, n.original_transaction_id,
+                n.app_account_token, n.environment, n.source, n.received_at, n.outcome, n.subscription_id, s.user_id, n.apple_status, n.status_agrees
+            FROM app_store_notifications AS n LEFT JOIN subscriptions AS s ON s.id = n.subscription_id
+            \(SQLStatement(where: conditions)) ORDER BY n.received_at DESC, n.notification_id LIMIT \(query.limit)
+            """
+    }
+
+    /// A row of ``list(_:)``.
+    @inlinable
+    public static func stored(_ row: inout some ColumnReader) throws -> StoredNotification {
+        StoredNotification(
+            id: try row.column(), version: try row.column(), type: try row.column(), subtype: try row.column(), signedAtMs: try row.column(),
+            appleStateAtMs: try row.column(), originalTransactionID: try row.column(), appAccountToken: try row.column(),
+            environment: try row.column(), source: try row.column(), receivedAtMs: try row.column(), outcome: try row.column(),
+            subscriptionID: try row.column(), userID: try row.column(), appleStatus: try row.column(), statusAgrees: try row.column())
+    }
+}

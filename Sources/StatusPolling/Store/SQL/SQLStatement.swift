@@ -1,0 +1,91 @@
+/// A statement in SQL both stores accept, written with string interpolation as PostgresNIO's
+/// queries are (`WHERE id = \(id)` binds `id`, never splices it), and rendered with each
+/// dialect's placeholders. What a dialect spells otherwise goes in as `\(unescaped:)` text the
+/// caller picked by ``SQLDialect``, so the difference stays in sight.
+public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolation {
+    /// The text around the values: one piece more than there are values.
+    private var pieces: [String]
+    /// The values, in the order of their placeholders.
+    public private(set) var values: [SQLValue]
+
+    public init(stringLiteral value: String) {
+        pieces = [value]
+        values = []
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        pieces = stringInterpolation.pieces
+        values = stringInterpolation.values
+    }
+
+    /// The text with `dialect`'s placeholders.
+    public func sql(_ dialect: SQLDialect) -> String {
+        var sql = pieces[0]
+        for (index, piece) in pieces.dropFirst().enumerated() {
+            sql += dialect.placeholder(index + 1) + piece
+        }
+        return sql
+    }
+
+    /// `WHERE` and the conditions joined by `AND`; empty when there are none.
+    public init(where conditions: [SQLStatement]) {
+        self = ""
+        for (index, condition) in conditions.enumerated() {
+            self = "\(self)\(unescaped: index == 0 ? "WHERE " : " AND ")\(condition)"
+        }
+    }
+
+    /// Builds a statement: literals as text, interpolated values bound.
+    public struct Interpolation: StringInterpolationProtocol {
+        var pieces = [""]
+        var values: [SQLValue] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            values.reserveCapacity(interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            pieces[pieces.count - 1] += literal
+        }
+
+        /// SQL text, not a value: a column list, or what one dialect spells its own way.
+        public mutating func appendInterpolation(unescaped text: String) {
+            appendLiteral(text)
+        }
+
+        public mutating func appendInterpolation(_ value: String?) {
+            bind(value.map(SQLValue.text) ?? .null)
+        }
+
+        public mutating func appendInterpolation(_ value: Int64?) {
+            bind(value.map(SQLValue.integer) ?? .null)
+        }
+
+        public mutating func appendInterpolation(_ value: Int?) {
+            bind(value.map { .integer(Int64($0)) } ?? .null)
+        }
+
+        public mutating func appendInterpolation(_ value: Int32?) {
+            bind(value.map { .integer(Int64($0)) } ?? .null)
+        }
+
+        /// A flag as 0 or 1.
+        public mutating func appendInterpolation(_ value: Bool?) {
+            bind(value.map { .integer($0 ? 1 : 0) } ?? .null)
+        }
+
+        /// Another statement's text and values, in place.
+        public mutating func appendInterpolation(_ statement: SQLStatement) {
+            appendLiteral(statement.pieces[0])
+            for (value, piece) in zip(statement.values, statement.pieces.dropFirst()) {
+                bind(value)
+                appendLiteral(piece)
+            }
+        }
+
+        private mutating func bind(_ value: SQLValue) {
+            values.append(value)
+            pieces.append("")
+        }
+    }
+}
