@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func theReadmeStaysAFrontPage() throws {
-        let lines = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.count <= 250)
+        let text = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(text.filter { $0 == "\n" }.count <= 250)  // lines, as `wc -l` counts them
     }
 }
