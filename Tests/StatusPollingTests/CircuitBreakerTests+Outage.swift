@@ -1,4 +1,3 @@
-import Logging
 import Testing
 
 @testable import StatusPolling
@@ -11,19 +10,9 @@ extension CircuitBreakerTests {
     static let outageRows = 2_000
     static let outageConcurrency = 64
 
-    /// One run at the outage's concurrency with the default breaker and retries; the grace is long,
-    /// so no request is abandoned on a busy machine.
+    /// One run at the outage's concurrency with the default breaker and every retry.
     func pollWithRetries(_ db: StoreUnderTest, _ production: String, _ sandbox: String) async throws -> RunReport {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 4, timeout: .seconds(600))
-        return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
-            let run = PollRun(
-                configuration: .init(
-                    bundleID: AppleJSON.bundleID, nowMs: now, concurrency: Self.outageConcurrency, stopGrace: .seconds(60), circuitBreaker: CircuitBreaker()),
-                store: db.store, source: client, logger: logger)
-            return await run.run()
-        }
+        try await poll(db, production, sandbox, breaker: CircuitBreaker(), concurrency: Self.outageConcurrency, attempts: 4)
     }
 
     @Test(arguments: StoreKind.available) func anOutageOver2000RowsCostsAtMostTheWindowAndTheRequestsInFlight(kind: StoreKind) async throws {

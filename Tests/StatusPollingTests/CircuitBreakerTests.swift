@@ -55,15 +55,15 @@ import Testing
     /// must not be abandoned where a test counts every request as answered.
     func poll(
         _ db: StoreUnderTest, _ production: String, _ sandbox: String, breaker: CircuitBreaker?, deadline: Duration? = nil,
-        stopGrace: Duration = .seconds(60)
+        stopGrace: Duration = .seconds(60), concurrency: Int = 4, attempts: Int = 1
     ) async throws -> RunReport {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 1, timeout: .seconds(600))
+        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: attempts, timeout: .seconds(600))
         return try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
             let run = PollRun(
                 configuration: .init(
-                    bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, stopGrace: stopGrace,
+                    bundleID: AppleJSON.bundleID, nowMs: now, concurrency: concurrency, stopGrace: stopGrace,
                     circuitBreaker: breaker, deadline: deadline),
                 store: db.store, source: client, logger: logger)
             return await run.run()
