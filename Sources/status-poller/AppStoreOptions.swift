@@ -27,7 +27,7 @@ struct AppStoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Stop the run (exit 3) when the App Store keeps failing: on or off (default: on)."))
     var circuitBreaker: OnOff?
 
-    @Option(help: ArgumentHelp("Finished subscriptions the circuit breaker looks back over, \(CircuitBreaker.allowedWindow.lowerBound)…\(CircuitBreaker.allowedWindow.upperBound) (default: \(CircuitBreaker.defaultWindow))."))
+    @Option(help: ArgumentHelp("Requests, and finished subscriptions, the circuit breaker looks back over, \(CircuitBreaker.allowedWindow.lowerBound)…\(CircuitBreaker.allowedWindow.upperBound) (default: \(CircuitBreaker.defaultWindow))."))
     var circuitBreakerWindow: Int?
 
     @Option(help: ArgumentHelp("Percent of those that must have failed with timeouts, 5xx, outage pages or retryable statuses to stop the run (default: \(Int(CircuitBreaker.defaultThreshold * 100)))."))

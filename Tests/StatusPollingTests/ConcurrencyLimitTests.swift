@@ -9,7 +9,7 @@ import Testing
     /// A steady stream of answers, `rate` of them 503s at seeded places.
     static func noise(rate: Double, count: Int, seed: UInt64) -> [AnswerSignal] {
         var generator = SplitMix(seed: seed)
-        return (0..<count).map { _ in generator.nextUnit() < rate ? .transient : .calm }
+        return (0..<count).map { _ in generator.nextUnit() < rate ? .transient(.httpStatus) : .calm }
     }
 
     /// Sporadic 503s and retryable statuses are retried, not a reason to slow down: at 3 % and 10 %
@@ -22,7 +22,7 @@ import Testing
         #expect(limit.lowest == 64)
         #expect(limit.current == 64)
         #expect(limit.cuts == 0)
-        #expect(limit.throttled == answers.filter { $0 == .transient }.count)
+        #expect(limit.throttled == answers.filter { $0 != .calm }.count)
         #expect(limit.lowest * 4 >= 64 * 3)
     }
 
@@ -49,7 +49,7 @@ import Testing
         #expect(limit.current == 4)
         for _ in 0..<3 { limit.record(.calm) }
         #expect(limit.current == 4)
-        limit.record(.transient)
+        limit.record(.transient(.httpStatus))
         #expect(limit.current == 5)
         for _ in 0..<5 { limit.record(.calm) }
         #expect(limit.current == 6)
@@ -74,7 +74,7 @@ import Testing
         var limit = ConcurrencyLimit(ceiling: 64)
         var seen: [Int: Int] = [:]
         for index in 1...1_000 {
-            limit.record(index % 2 == 0 ? .transient : .calm)
+            limit.record(index % 2 == 0 ? .transient(.httpStatus) : .calm)
             if index % 100 == 0 { seen[index] = limit.current }
         }
         #expect(seen == [100: 64, 200: 32, 300: 32, 400: 16, 500: 16, 600: 8, 700: 8, 800: 8, 900: 8, 1_000: 8])
@@ -90,7 +90,7 @@ import Testing
     /// by it, with 10 % of failures still coming: no streak of perfect answers is needed.
     @Test func itRecoversByTheWindowNotByAStreak() {
         var limit = ConcurrencyLimit(ceiling: 64)
-        for index in 1...600 { limit.record(index % 2 == 0 ? .transient : .calm) }
+        for index in 1...600 { limit.record(index % 2 == 0 ? .transient(.httpStatus) : .calm) }
         #expect(limit.current == 8)
         var recovered: Int?
         for (index, answer) in Self.noise(rate: 0.10, count: 10_000, seed: 11).enumerated() {
@@ -112,7 +112,7 @@ import Testing
         var breaker = CircuitBreaker.Record(CircuitBreaker())
         var trippedAt: Int?
         for index in 1...1_200 {
-            limit.record(.transient)
+            limit.record(.transient(.httpStatus))
             let failure = VerificationFailure(.httpStatus, "production answered HTTP 503", httpStatus: 503, isTransient: true)
             if trippedAt == nil, breaker.record(failure) != nil { trippedAt = index }
         }
@@ -125,7 +125,7 @@ import Testing
     /// A threshold of its own: 5 % over 20 answers cuts at the 20th answer when two failed.
     @Test func theThresholdIsConfigurable() {
         var limit = ConcurrencyLimit(ceiling: 10, threshold: OverloadThreshold(window: 20, share: 0.05))
-        for index in 1...20 { limit.record(index == 3 || index == 20 ? .transient : .calm) }
+        for index in 1...20 { limit.record(index == 3 || index == 20 ? .transient(.httpStatus) : .calm) }
         #expect(limit.current == 5)
         #expect(limit.cuts == 1)
     }

@@ -12,7 +12,7 @@ import Testing
         case watchForStop(Duration), watchDeadline(Duration), verify(Int64), watchRoom(UInt64), flushTimer(Duration), grace(Duration)
         case write([Int64], through: Int64)
         case log(Machine.Note)
-        case cancelTasks, count([Int64]), reportProgress, checkRoom, takeRow, awaitEvent, awaitPeers
+        case cancelTasks, closeGate(String), count([Int64]), reportProgress, checkRoom, takeRow, awaitEvent, awaitPeers
         case writeRemaining([Int64], through: Int64)
         case finish(Machine.Ending)
 
@@ -27,6 +27,7 @@ import Testing
             case .start(.grace(let grace)): self = .grace(grace)
             case .log(let note): self = .log(note)
             case .cancelTasks: self = .cancelTasks
+            case .closeGate(let reason): self = .closeGate(reason)
             case .count(let rows): self = .count(rows.map(\.row.id))
             case .reportProgress: self = .reportProgress
             case .checkRoom: self = .checkRoom
@@ -66,10 +67,12 @@ import Testing
         .written(ids.map { PollRun.WrittenRow(row: row($0), decision: .fail(VerificationFailure(.timeout, "x")), stats: StatusLookup.Stats(), outcome: .storeError("x")) }, fatal: fatal)
     }
 
-    static func room(_ limit: Int, backingOff: Int = 0, version: UInt64 = 0) -> Machine.Event { .room(limit: limit, backingOff: backingOff, version: version) }
+    static func room(_ limit: Int, backingOff: Int = 0, version: UInt64 = 0, closed: String? = nil) -> Machine.Event {
+        .room(limit: limit, backingOff: backingOff, version: version, closed: closed)
+    }
 
-    static func breakerMessage(_ transient: Int, of window: Int, _ mix: String) -> String {
-        "circuit breaker: \(transient) of the last \(window) subscriptions failed in a way that may pass (\(mix)); the App Store looks unavailable, "
+    static func breakerMessage(_ transient: Int, of window: Int, _ mix: String, counting counted: String = "subscriptions") -> String {
+        "circuit breaker: \(transient) of the last \(window) \(counted) failed in a way that may pass (\(mix)); the App Store looks unavailable, "
             + "so no more were asked. Nothing was taken away: rows not reached keep their columns and the next run selects them as usual "
             + "(a backfill continues with `--resume`)"
     }
@@ -189,16 +192,36 @@ import Testing
         #expect(machine.steps(Self.failed(1, .timeout)) == [Self.flush, .checkRoom])
         Self.start([4], &machine, limit: 3)
         let tripped = Self.breakerMessage(2, of: 2, "timeout 1, transport 1")
-        #expect(machine.steps(Self.failed(2, .transport)) == [.log(.breakerTripped(tripped, inFlight: 2)), Self.grace, .checkRoom])
+        // Tripped on finished rows: the gate closes, so the rows in progress send no retry.
+        #expect(machine.steps(Self.failed(2, .transport)) == [.log(.breakerTripped(tripped, inFlight: 2)), .closeGate(tripped), Self.grace, .checkRoom])
         // Room in the gate, but the run starts no new row.
-        #expect(machine.steps(Self.room(3)) == [.awaitEvent])
-        // Each failure that keeps the share up is logged again; the grace period is given once.
-        #expect(machine.steps(Self.failed(3, .transport)) == [.log(.breakerTripped(Self.breakerMessage(2, of: 2, "transport 2"), inFlight: 1)), .checkRoom])
-        #expect(machine.steps(Self.room(3)) == [.awaitEvent])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.awaitEvent])
+        // Logged, closed and given a grace period once, however many failures keep the share up.
+        #expect(machine.steps(Self.failed(3, .transport)) == [.checkRoom])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.awaitEvent])
         #expect(machine.steps(Self.adopted(4)) == [.checkRoom])
-        #expect(machine.steps(Self.room(3)) == [.cancelTasks, .writeRemaining([1, 2, 3, 4], through: 4)])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.cancelTasks, .writeRemaining([1, 2, 3, 4], through: 4)])
         #expect(machine.steps(Self.written([1, 2, 3, 4])) == [.count([1, 2, 3, 4]), .finish(.aborted(tripped))])
         #expect(machine.checkpoint == 4)
+    }
+
+    /// The gate closed itself on answers: the machine hears it with the room, logs it once, starts
+    /// no row; rows the gate sent no retry for end unfinished, before the checkpoint and unwritten.
+    @Test func theGateTrippingOnAnswersEndsTheRunAborted() {
+        var machine = Machine(Self.configuration(concurrency: 3, batchSize: 10, breaker: CircuitBreaker(window: 4, threshold: 1)))
+        _ = machine.handle(.began)
+        Self.start([1, 2, 3], &machine, limit: 3)
+        let tripped = Self.breakerMessage(4, of: 4, "http_status 4", counting: "requests")
+        #expect(machine.steps(Self.room(3, backingOff: 2, version: 7, closed: tripped)) == [.log(.breakerTripped(tripped, inFlight: 3)), Self.grace, .awaitEvent])
+        #expect(machine.steps(.cutOff) == [.checkRoom])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.awaitEvent])
+        #expect(machine.steps(Self.adopted(3)) == [Self.flush, .checkRoom])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.awaitEvent])
+        #expect(machine.steps(.cutOff) == [.checkRoom])
+        #expect(machine.steps(Self.room(3, closed: tripped)) == [.cancelTasks, .writeRemaining([3], through: 0)])
+        #expect(machine.steps(Self.written([3])) == [.count([3]), .finish(.aborted(tripped))])
+        #expect(machine.cutOff == 2)
+        #expect(machine.checkpoint == 0)
     }
 
     /// An accepted answer takes a place in the breaker's window: fail, adopt, fail is 1 of the last 2.

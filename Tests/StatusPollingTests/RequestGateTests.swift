@@ -61,7 +61,7 @@ import Testing
         let before = gate.snapshot.version
         let sleeper = Task {
             try await RequestGate.$current.withValue(gate) {
-                _ = try await RequestGate.send { ((), AnswerSignal.transient) }
+                _ = try await RequestGate.send { ((), AnswerSignal.transient(.httpStatus)) }
                 try await RequestGate.backOff(for: .seconds(3600))
             }
         }
@@ -91,6 +91,52 @@ import Testing
         #expect(gate.snapshot.limit.current == 4)
         #expect(gate.snapshot.limit.throttled == 1)
         #expect(gate.snapshot.inFlight == 0)
+    }
+
+    /// The breaker counts each answer at the gate and closes it the moment it trips: a request
+    /// waiting for a slot is refused, a row sleeping out an hour's backoff wakes at once, and no
+    /// request leaves after — a retry included.
+    @Test func theBreakerClosesTheGateOnAnswers() async throws {
+        let gate = RequestGate(limit: ConcurrencyLimit(ceiling: 1), breaker: CircuitBreaker(window: 2, threshold: 1))
+        let sleeper = Task {
+            try await RequestGate.$current.withValue(gate) {
+                _ = try await RequestGate.send { ((), AnswerSignal.transient(.timeout)) }
+                try await RequestGate.backOff(for: .seconds(3600))
+            }
+        }
+        await until { gate.snapshot.backingOff == 1 }
+        try await gate.acquire()
+        let waiter = Task { try await gate.acquire() }
+        await until { gate.snapshot.waiting == 1 }
+        #expect(gate.snapshot.closed == nil)
+        gate.release(.transient(.httpStatus))
+        await #expect(throws: GateClosed.self) { try await waiter.value }
+        await #expect(throws: GateClosed.self) { try await sleeper.value }
+        let reason = try #require(gate.snapshot.closed)
+        #expect(reason.hasPrefix("circuit breaker: 2 of the last 2 requests failed in a way that may pass ("), "\(reason)")
+        #expect(reason.contains("http_status 1") && reason.contains("timeout 1"))
+        await #expect(throws: GateClosed(reason: reason)) {
+            try await RequestGate.$current.withValue(gate) { try await RequestGate.send { ((), AnswerSignal.calm) } }
+        }
+        await #expect(throws: GateClosed(reason: reason)) {
+            try await RequestGate.$current.withValue(gate) { try await RequestGate.backOff(for: .zero) }
+        }
+        #expect(gate.snapshot.inFlight == 0)
+        #expect(gate.snapshot.backingOff == 0)
+        #expect(gate.snapshot.waiting == 0)
+    }
+
+    /// A request to slow down is the concurrency's business, not the breaker's; the run closes the
+    /// gate itself when the breaker trips on finished rows.
+    @Test func overloadsDoNotTripItAndTheRunCanCloseIt() async throws {
+        let gate = RequestGate(limit: ConcurrencyLimit(ceiling: 4), breaker: CircuitBreaker(window: 2, threshold: 1))
+        for _ in 0..<4 { try await gate.acquire() }
+        for _ in 0..<4 { gate.release(.overload) }
+        #expect(gate.snapshot.closed == nil)
+        gate.close("tripped on rows")
+        gate.close("a second reason")
+        #expect(gate.snapshot.closed == "tripped on rows")
+        await #expect(throws: GateClosed(reason: "tripped on rows")) { try await gate.acquire() }
     }
 
     /// Without a gate (a one-off verification, a test of a backend) nothing waits.

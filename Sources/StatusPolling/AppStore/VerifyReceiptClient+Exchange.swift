@@ -20,9 +20,9 @@ extension VerifyReceiptClient {
         var signal: AnswerSignal {
             switch outcome {
             case .transient(let failure, let retryAfter):
-                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient
+                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient(failure.reason)
             case .answer(let response):
-                return response.status.retryDecision(isRetryable: response.isRetryable) == .retry ? .transient : .calm
+                return response.status.retryDecision(isRetryable: response.isRetryable) == .retry ? .transient(.appleStatus) : .calm
             case .permanent:
                 return .calm
             }

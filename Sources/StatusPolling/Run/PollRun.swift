@@ -115,7 +115,8 @@ public struct PollRun: Sendable {
         let started = elapsed()
         var report = RunReport(nowMs: configuration.nowMs, dryRun: configuration.dryRun)
         var machine = PollRunMachine(configuration)
-        let gate = RequestGate(limit: ConcurrencyLimit(ceiling: configuration.concurrency, threshold: configuration.overload))
+        let gate = RequestGate(
+            limit: ConcurrencyLimit(ceiling: configuration.concurrency, threshold: configuration.overload), breaker: configuration.circuitBreaker)
         var pacer = RatePacer(perSecond: configuration.maxRate)
         do {
             var rows = try await SelectionCursor.open(store: store, configuration: configuration)
@@ -136,12 +137,13 @@ public struct PollRun: Sendable {
                             group.addTask(operation: task(child, gate: gate))
                         case .log(let note): log(note, done: report.selected)
                         case .cancelTasks: group.cancelAll()
+                        case .closeGate(let reason): gate.close(reason)
                         case .count(let written): for row in written { count(row, into: &report) }
                         case .reportProgress:
                             progress(RunProgress(done: report.selected, total: rows.total, failed: report.failed, elapsed: elapsed() - started))
                         case .checkRoom:
                             let room = gate.snapshot
-                            next = .room(limit: room.limit.current, backingOff: room.backingOff, version: room.version)
+                            next = .room(limit: room.limit.current, backingOff: room.backingOff, version: room.version, closed: room.closed)
                         case .takeRow: next = .nextRow(try await rows.next())
                         case .awaitEvent: next = try await group.next()
                         case .awaitPeers:
@@ -181,7 +183,10 @@ public struct PollRun: Sendable {
         report.durationSeconds = Double((elapsed() - started).milliseconds) / 1000
         report.abandoned = machine.abandoned
         report.checkpoint = machine.checkpoint
-        let limit = gate.snapshot.limit
+        let gateState = gate.snapshot
+        let limit = gateState.limit
+        // Rows the breaker cut off, or a stop abandoned, sent requests too: the gate counted them.
+        report.requests = max(report.requests, gateState.sent)
         report.throttled = limit.throttled
         report.lowestConcurrency = limit.lowest
         return report
@@ -202,7 +207,9 @@ public struct PollRun: Sendable {
             return {
                 do {
                     return .result(try await RequestGate.$current.withValue(gate) { try await verify(row) })
-                } catch is CancellationError { return .abandoned }
+                } catch is CancellationError {
+                    return .abandoned
+                } catch is GateClosed { return .cutOff }
             }
         case .watchRoom(let version):
             return {

@@ -14,13 +14,15 @@ struct PollRunMachine {
         /// event once it holds, so every decision reads it as it stands. No action of its own.
         case stopRequested
         /// The gate as it stands (after `.checkRoom`): requests allowed in flight, rows sleeping out
-        /// a backoff, and the gate's version.
-        case room(limit: Int, backingOff: Int, version: UInt64)
+        /// a backoff, the gate's version, and why it closed (the breaker tripped on answers).
+        case room(limit: Int, backingOff: Int, version: UInt64, closed: String? = nil)
         /// The cursor's next row (after `.takeRow`); nil when none is left, or none is free to lease now.
         case nextRow(SubscriptionRow?)
         case result(PollRun.RowResult)
         /// A request abandoned after a stop request's grace period.
         case abandoned
+        /// A row ended unfinished: the gate closed before its next request (it keeps its columns).
+        case cutOff
         /// The stop request's grace period is over.
         case stopDeadline
         /// The run's `deadline` passed.
@@ -41,6 +43,8 @@ struct PollRunMachine {
         case log(Note)
         /// Cancel every child task: requests in flight come back `.abandoned`, timers and watchers at once.
         case cancelTasks
+        /// Let no request out of the gate any more, retries included; rows waiting for one come back `.cutOff`.
+        case closeGate(String)
         /// Count the written rows in the report (and log what an operator needs).
         case count([PollRun.WrittenRow])
         /// Tell the progress callback where the run stands.
@@ -129,6 +133,8 @@ struct PollRunMachine {
     private var closing = false
     /// Requests abandoned when the grace period ran out.
     private(set) var abandoned = 0
+    /// Rows the closed gate sent no further request for.
+    private(set) var cutOff = 0
 
     init(_ configuration: PollRun.Configuration) {
         batchSize = configuration.batchSize
@@ -137,7 +143,7 @@ struct PollRunMachine {
         stopGrace = configuration.stopGrace
         flushInterval = configuration.flushInterval
         deadline = configuration.deadline
-        breaker = configuration.circuitBreaker.map(CircuitBreaker.Record.init)
+        breaker = configuration.circuitBreaker.map { CircuitBreaker.Record($0) }
         checkpoints = CheckpointTracker(after: configuration.resumeAfter)
     }
 
@@ -152,8 +158,10 @@ struct PollRunMachine {
         case .stopRequested:
             stopRequested = true
             return []
-        case .room(let limit, let backingOff, let version):
-            return admit(limit: limit, backingOff: backingOff, version: version)
+        case .room(let limit, let backingOff, let version, let closed):
+            // The gate closed itself: the breaker tripped on answers.
+            let tripped = if let closed { trip(closed, closingGate: false) } else { [Action]() }
+            return tripped + admit(limit: limit, backingOff: backingOff, version: version)
         case .nextRow(let row?):
             checkpoints.dispatched(row.id)
             rowsInProgress += 1
@@ -166,6 +174,10 @@ struct PollRunMachine {
             rowsInProgress -= 1
             abandoned += 1
             return next()
+        case .cutOff:
+            rowsInProgress -= 1
+            cutOff += 1
+            return [.checkRoom]
         case .stopDeadline:
             let note: [Action] = rowsInProgress > 0 ? [.log(.abandoning(inFlight: rowsInProgress))] : []
             return note + [.cancelTasks] + next()
@@ -211,12 +223,18 @@ struct PollRunMachine {
         }
         pending.append(result)
         if case .fail(let failure) = result.decision, let tripped = breaker?.record(failure) {
-            actions.append(.log(.breakerTripped(tripped, inFlight: rowsInProgress)))
-            actions += halt(.circuitBreaker(tripped))
+            actions += trip(tripped, closingGate: true)
         } else if case .adopt = result.decision {
             _ = breaker?.record(nil)
         }
         return actions + handOver() + [.checkRoom]
+    }
+
+    /// The breaker tripped, on answers (the gate closed itself) or on finished rows (the gate is
+    /// closed now): logged and halted once, unless the run already stops for another reason.
+    private mutating func trip(_ reason: String, closingGate: Bool) -> [Action] {
+        guard halt == nil, !stopRequested else { return [] }
+        return [.log(.breakerTripped(reason, inFlight: rowsInProgress))] + (closingGate ? [.closeGate(reason)] : []) + halt(.circuitBreaker(reason))
     }
 
     /// Starts no new row; requests in flight get the stop's grace period. The first reason holds,

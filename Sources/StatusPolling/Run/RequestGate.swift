@@ -5,6 +5,11 @@ import Synchronization
 /// ``AnswerSignal``; a row sleeping out a retry's backoff holds no slot, so a retry costs its
 /// request, not a request's worth of waiting.
 ///
+/// The gate also feeds the run's ``CircuitBreaker`` each answer, and closes once it trips (or the
+/// run closes it): no request leaves after that, a retry included — a request waiting for a slot,
+/// about to go out or sleeping out a backoff gets ``GateClosed`` at once — so what an outage costs
+/// is bounded in requests sent.
+///
 /// The run binds its gate to ``current`` around each row; a backend sends through
 /// ``send(_:)`` and waits through ``backOff(for:)``, which without a gate (a test, a one-off
 /// verification) send at once and simply sleep. Waiters are served in arrival order.
@@ -15,6 +20,8 @@ public final class RequestGate: Sendable {
     struct State {
         var limit: ConcurrencyLimit
         var inFlight = 0
+        /// Slots given out: the requests sent, those of rows never written included.
+        var sent = 0
         /// Rows sleeping out a backoff.
         var backingOff = 0
         /// Requests waiting for a slot, oldest first.
@@ -23,12 +30,18 @@ public final class RequestGate: Sendable {
         /// Bumped whenever the run may start another row: a row began backing off, the limit grew.
         var version: UInt64 = 0
         var watcher: CheckedContinuation<Void, Never>?
+        /// The breaker's count of answers (nil: no breaker).
+        var breaker: CircuitBreaker.Record?
+        /// Why no request leaves any more (nil: open).
+        var closed: String?
+        /// Rows sleeping out a backoff, woken when the gate closes.
+        var sleepers: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state: Mutex<State>
 
-    init(limit: ConcurrencyLimit) {
-        state = Mutex(State(limit: limit))
+    init(limit: ConcurrencyLimit, breaker: CircuitBreaker? = nil) {
+        state = Mutex(State(limit: limit, breaker: breaker.map { CircuitBreaker.Record($0, counting: "requests") }))
     }
 
     /// What the run reads to decide whether to start a row, and for its report.
@@ -39,10 +52,16 @@ public final class RequestGate: Sendable {
         /// Requests waiting for a slot.
         var waiting: Int
         var version: UInt64
+        /// Why the gate closed (the breaker's message), nil while open.
+        var closed: String?
+        /// Requests let out so far.
+        var sent: Int
     }
 
     var snapshot: Snapshot {
-        state.withLock { Snapshot(limit: $0.limit, inFlight: $0.inFlight, backingOff: $0.backingOff, waiting: $0.waiters.count, version: $0.version) }
+        state.withLock {
+            Snapshot(limit: $0.limit, inFlight: $0.inFlight, backingOff: $0.backingOff, waiting: $0.waiters.count, version: $0.version, closed: $0.closed, sent: $0.sent)
+        }
     }
 
     /// Sends one request in a slot of the current run's gate (at once without one). `body` returns
@@ -60,20 +79,61 @@ public final class RequestGate: Sendable {
         }
     }
 
-    /// Sleeps out a retry's backoff without holding a slot.
+    /// Sleeps out a retry's backoff without holding a slot; throws ``GateClosed`` at once when
+    /// the gate closes meanwhile (the retry would not be sent).
     public static func backOff(for delay: Duration) async throws {
         guard let gate = current else { return try await Task.sleep(for: delay) }
-        gate.state.withLock { state in
+        let id = try gate.state.withLock { state throws(GateClosed) -> UInt64 in
+            if let closed = state.closed { throw GateClosed(reason: closed) }
             state.backingOff += 1
             state.bumpVersion()
+            state.nextWaiter += 1
+            return state.nextWaiter
         }
         defer { gate.state.withLock { $0.backingOff -= 1 } }
-        try await Task.sleep(for: delay)
+        let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await Task.sleep(for: delay)
+                return false
+            }
+            group.addTask { await gate.sleepUntilClosed(id) }
+            let closed = try await group.next() ?? false
+            group.cancelAll()
+            return closed
+        }
+        if closed, let reason = gate.snapshot.closed { throw GateClosed(reason: reason) }
+        try Task.checkCancellation()
     }
 
-    /// Waits for a slot. Throws `CancellationError` if the task is cancelled while waiting.
+    /// Returns true once the gate closes, false when the task is cancelled first.
+    private func sleepUntilClosed(_ id: UInt64) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state -> Bool in
+                    if state.closed != nil || Task.isCancelled { return true }
+                    state.sleepers[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+            return state.withLock { $0.closed != nil }
+        } onCancel: {
+            state.withLock { $0.sleepers.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Lets no request out any more: the breaker tripped on finished rows (the gate closes itself
+    /// when it trips on answers). The first reason holds.
+    func close(_ reason: String) {
+        let woken = state.withLock { $0.close(reason) }
+        woken.resume()
+    }
+
+    /// Waits for a slot. Throws `CancellationError` if the task is cancelled while waiting, and
+    /// ``GateClosed`` once the gate is closed.
     func acquire() async throws {
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = try state.withLock { state throws(GateClosed) -> UInt64? in
+            if let closed = state.closed { throw GateClosed(reason: closed) }
             if state.takeSlotIfFree() { return nil }
             state.nextWaiter += 1
             return state.nextWaiter
@@ -84,6 +144,7 @@ public final class RequestGate: Sendable {
                 // Checked again under the lock that queues it: a slot freed since is not missed.
                 let ready: Result<Void, any Error>? = state.withLock { state in
                     if Task.isCancelled { return .failure(CancellationError()) }
+                    if let closed = state.closed { return .failure(GateClosed(reason: closed)) }
                     if state.takeSlotIfFree() { return .success(()) }
                     state.waiters.append((id, continuation))
                     return nil
@@ -100,22 +161,33 @@ public final class RequestGate: Sendable {
     }
 
     /// Gives a slot back; `signal` is nil when the request ended without an answer (cancelled).
+    /// The breaker counts the answer: a failure that may pass, or not; a request to slow down is
+    /// left to the concurrency.
     func release(_ signal: AnswerSignal?) {
-        let resumed = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let woken = state.withLock { state -> Woken in
             state.inFlight -= 1
             if let signal {
                 let before = state.limit.current
                 state.limit.record(signal)
                 if state.limit.current > before { state.bumpVersion() }
+                let tripped: String?
+                switch signal {
+                case .transient(let reason): tripped = state.breaker?.record(transient: reason)
+                case .calm: tripped = state.breaker?.record(transient: nil)
+                case .overload: tripped = nil
+                }
+                if let tripped, state.closed == nil { return state.close(tripped) }
             }
+            if state.closed != nil { return Woken() }
             var resumed: [CheckedContinuation<Void, any Error>] = []
             while !state.waiters.isEmpty, state.inFlight < state.limit.current {
                 resumed.append(state.waiters.removeFirst().continuation)
                 state.inFlight += 1
+                state.sent += 1
             }
-            return resumed
+            return Woken(waiters: resumed.map { ($0, nil) })
         }
-        for continuation in resumed { continuation.resume() }
+        woken.resume()
     }
 
     /// Returns once the gate has changed since `version` (at once if it already has), or when the
@@ -141,11 +213,40 @@ public final class RequestGate: Sendable {
     }
 }
 
+extension RequestGate {
+    /// What a change of the gate wakes, resumed outside its lock: waiters (given a slot, or
+    /// refused with the reason it closed) and rows sleeping out a backoff.
+    struct Woken {
+        var waiters: [(CheckedContinuation<Void, any Error>, GateClosed?)] = []
+        var sleepers: [CheckedContinuation<Void, Never>] = []
+
+        func resume() {
+            for (continuation, closed) in waiters {
+                if let closed { continuation.resume(throwing: closed) } else { continuation.resume() }
+            }
+            for sleeper in sleepers { sleeper.resume() }
+        }
+    }
+}
+
 extension RequestGate.State {
+    /// Closes the gate for `reason` (the first holds): every waiter is refused, every sleeper woken.
+    mutating func close(_ reason: String) -> RequestGate.Woken {
+        guard closed == nil else { return RequestGate.Woken() }
+        closed = reason
+        let refused = GateClosed(reason: reason)
+        let woken = RequestGate.Woken(waiters: waiters.map { ($0.continuation, refused) }, sleepers: Array(sleepers.values))
+        waiters.removeAll()
+        sleepers.removeAll()
+        bumpVersion()
+        return woken
+    }
+
     /// Takes a slot when one is free and nobody waits for it.
     mutating func takeSlotIfFree() -> Bool {
         guard waiters.isEmpty, inFlight < limit.current else { return false }
         inFlight += 1
+        sent += 1
         return true
     }
 

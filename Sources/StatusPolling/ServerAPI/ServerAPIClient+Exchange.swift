@@ -25,12 +25,12 @@ extension ServerAPIClient {
             case .apple(let code, let httpStatus, let retryAfter):
                 if retryAfter != nil || httpStatus == 429 || code == ServerAPIErrorCode.rateLimitExceeded.rawValue { return .overload }
                 switch ServerAPIErrorCode(rawValue: code)?.handling {
-                case .retry?, .retryLater?: return .transient
+                case .retry?, .retryLater?: return .transient(.appleStatus)
                 case .otherEnvironment?, .refusesApp?: return .calm
-                case nil: return httpStatus >= 500 ? .transient : .calm
+                case nil: return httpStatus >= 500 ? .transient(.appleStatus) : .calm
                 }
             case .transient(let failure, let retryAfter):
-                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient
+                return retryAfter != nil || failure.httpStatus == 429 ? .overload : .transient(failure.reason)
             }
         }
     }
