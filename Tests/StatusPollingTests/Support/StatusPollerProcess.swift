@@ -50,6 +50,8 @@ final class StatusPollerProcess: Sendable {
         var env = ProcessInfo.processInfo.environment.filter { !["https_proxy", "http_proxy", "no_proxy"].contains($0.key.lowercased()) }
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
         env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
+        // The tests' PostgreSQL connections get the same margin in the binary as in process.
+        env["PGCONNECT_TIMEOUT"] = env["PGCONNECT_TIMEOUT"] ?? String(PostgresTestServer.connectTimeoutSeconds)
         env.merge(environment) { $1 }
         let child = try await ChildProcess.start(
             executable, argv, environment: env,
