@@ -17,7 +17,7 @@ import Testing
         try await withTemporaryDatabase { db in
             let path = db.path + ".report"
             var configuration = DemoConfiguration(
-                subscribers: 400, nights: 40, seed: 9, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+                subscribers: 400, nights: 40, seed: 9, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: VerifyReceiptTesting.patientTimeout,
                 slowAnswers: false, finalNightMs: 1_790_000_000_000)
             configuration.rates = ["billing_failure=0.15"]
             var logger = Logger(label: "report")

@@ -14,7 +14,7 @@ import Testing
     @Test(arguments: StoreKind.available) func changesBySourceAndTheLagAgreeWithTheTables(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             var configuration = DemoConfiguration(
-                subscribers: 300, nights: 14, seed: 5, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+                subscribers: 300, nights: 14, seed: 5, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: VerifyReceiptTesting.patientTimeout,
                 slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: .serverAPI)
             configuration.notifications = true
             configuration.rates = ["billing_failure=0.15"]
