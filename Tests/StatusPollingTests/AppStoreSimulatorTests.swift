@@ -256,7 +256,7 @@ import Testing
                 var request = HTTPClientRequest(url: endpoints.productionURL)
                 request.method = .POST
                 request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["receipt-data": someone.receipt(at: Self.start), "password": "simulator-shared-secret"])))
-                let response = try await client.execute(request, timeout: .seconds(5))
+                let response = try await client.execute(request, timeout: .seconds(VerifyReceiptTesting.patientTimeout.components.seconds))
                 return (Int(response.status.code), String(buffer: try await response.body.collect(upTo: 1 << 20)))
             }
             await #expect(throws: (any Error).self) { try await post() }
@@ -268,7 +268,7 @@ import Testing
             let (okCode, body) = try await post()
             #expect(okCode == 200)
             #expect(body.contains(#""status":0"#))
-            let clock = try await client.execute(HTTPClientRequest(url: endpoints.baseURL + "/simulator/clock"), timeout: .seconds(5))
+            let clock = try await client.execute(HTTPClientRequest(url: endpoints.baseURL + "/simulator/clock"), timeout: .seconds(VerifyReceiptTesting.patientTimeout.components.seconds))
             #expect(String(buffer: try await clock.body.collect(upTo: 1 << 16)).contains(#""now_ms" : \#(Self.start)"#))
         }
     }

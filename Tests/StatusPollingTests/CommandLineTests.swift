@@ -111,7 +111,7 @@ import StatusPolling
                     "run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", "2026-01-29T00:00:00Z",
                     "--production-url", production, "--sandbox-url", sandbox, "--shared-secret-file", secretFile,
                     "--report", "json", "--log-level", "trace",
-                ])
+                ] + VerifyReceiptTesting.requestTimeoutOption)  // a retry would be a third request
                 #expect(outcome.status == 1)
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
                 #expect(report["selected"] as? Int == 2)
@@ -147,7 +147,7 @@ import StatusPolling
                 let outcome = try await statusPoller([
                     "run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", "2026-01-29T00:00:00Z",
                     "--production-url", production, "--sandbox-url", sandbox, "--report", "json", "--metrics-file", metrics,
-                ], environment: ["APPSTORE_SHARED_SECRET": "s"])
+                ] + VerifyReceiptTesting.requestTimeoutOption, environment: ["APPSTORE_SHARED_SECRET": "s"])  // a retry would be a second request
                 #expect(outcome.status == 0, "\(outcome.stderr)")
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
                 #expect(report["selected"] as? Int == 1)

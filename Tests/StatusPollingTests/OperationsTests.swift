@@ -15,11 +15,25 @@ import Testing
         AppleJSON.valid(latestReceipt: nil, transactions: [T(originalTransactionID: otid, expiresMs: expires)], renewals: [AppleJSON.Renewal(originalTransactionID: otid)])
     }
 
-    /// A generous request timeout: on a machine busy with the whole suite a loopback answer can
-    /// take seconds, and a retry would make a receipt look verified twice.
+    /// A request timeout that never fires: on a machine busy with the whole suite a loopback answer
+    /// can take many seconds, and a retry would make a receipt look verified twice.
     func common(_ db: TemporaryDatabase, _ production: String, _ sandbox: String) -> [String] {
-        ["--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox, "--now", "2026-01-29T00:00:00Z",
-         "--request-timeout", "60"]
+        ["--database", db.path, "--bundle-id", AppleJSON.bundleID, "--production-url", production, "--sandbox-url", sandbox, "--now", "2026-01-29T00:00:00Z"]
+            + VerifyReceiptTesting.requestTimeoutOption
+    }
+
+    /// Every receipt is answered, except the first request for R10 and R11. A backfill at
+    /// concurrency 2 thus stalls with exactly ten rows written and those two requests in flight, for
+    /// as long as the test likes, however fast the machine; the next backfill gets every answer.
+    func scriptStalledBackfill(_ server: ScriptedAppStore) async {
+        for i in 0..<40 { await server.script("R\(i)", (10..<12).contains(i) ? [.never, .json(valid("o\(i)"))] : [.json(valid("o\(i)"))]) }
+    }
+
+    /// Returns once the backfill stalled as `scriptStalledBackfill` makes it: ten rows checkpointed,
+    /// the two requests after them sent.
+    func stalled(_ db: TemporaryDatabase, _ server: ScriptedAppStore) async throws -> Bool {
+        guard try await eventually({ (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 10 }) else { return false }
+        return try await eventually { await server.received.count >= 12 }
     }
 
     func pollRun(_ db: TemporaryDatabase) throws -> Row? {
@@ -35,7 +49,7 @@ import Testing
                     // second starts and when it is killed, however slow the machine.
                     await server.script("R\(i)", [.never, .json(valid("o\(i)"))])
                 }
-                let first = try await StatusPollerProcess.launch(["run"] + common(db, production, sandbox) + ["--request-timeout", "60"], environment: secret)
+                let first = try await StatusPollerProcess.launch(["run"] + common(db, production, sandbox), environment: secret)
                 let lockPath = db.path + ".lock"
                 let held = try await eventually {
                     guard let data = FileManager.default.contents(atPath: lockPath) else { return false }
@@ -66,11 +80,12 @@ import Testing
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for i in 0..<40 {
                     try db.insert(userID: "u\(i)", receipt: "R\(i)", SubscriptionState(originalTransactionID: "o\(i)", productID: "premium.monthly", expiresAt: AppleJSON.t0 + 200 * AppleJSON.day))
-                    await server.script("R\(i)", [.delayed(.milliseconds(120), .json(valid("o\(i)")))])
                 }
+                // Stopped mid-backfill on any machine: ten rows done, two requests that never end in flight.
+                await scriptStalledBackfill(server)
                 let args = ["backfill", "--all", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox)
                 let first = try await StatusPollerProcess.launch(args, environment: secret)
-                #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 6 })
+                #expect(try await stalled(db, server))
                 first.signal(SIGTERM)
                 let stopped = try await first.outcome()
                 #expect(stopped.status == 4)
@@ -79,25 +94,21 @@ import Testing
                 let run = try #require(try pollRun(db))
                 #expect(run["status"] == "interrupted")
                 #expect(run["exit_code"] == 4)
+                // The two requests in flight had the stop's grace (3 s), got no answer, and were
+                // abandoned: everything answered is checkpointed, nothing after it.
+                #expect(stoppedReport["abandoned"] as? Int == 2)
                 let checkpoint: Int64 = run["checkpoint_id"]
-                let done = await server.received.count
-                #expect(done < 40)
-                // Requests in flight may finish within the stop's grace (3 s): then everything sent
-                // is checkpointed. On a machine too busy to take an answer within 3 s, a request is
-                // abandoned instead, and its row (and any after it) are asked again on resume.
-                let abandoned = try #require(stoppedReport["abandoned"] as? Int)
-                if abandoned == 0 { #expect(checkpoint == Int64(done)) }
-                #expect(checkpoint <= Int64(done - abandoned))
+                #expect(checkpoint == 10)
+                #expect(await server.received.count == 12)
 
                 let resumed = try await StatusPollerProcess.launch(["backfill", "--resume", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
                 #expect(resumed.status == 0)
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
                 #expect(report["selected"] as? Int == 40 - Int(checkpoint))
-                // Every receipt up to the checkpoint was verified exactly once over the two processes.
+                // Every receipt up to the checkpoint was verified exactly once over the two processes;
+                // only the two abandoned ones were asked again.
                 let perReceipt = Dictionary(grouping: await server.received.compactMap(\.receipt), by: { $0 }).mapValues(\.count)
-                #expect(perReceipt.count == 40)
-                for i in 0..<Int(checkpoint) { #expect(perReceipt["R\(i)"] == 1, "R\(i)") }
-                if abandoned == 0 { #expect(perReceipt.values.allSatisfy { $0 == 1 }) }
+                #expect(perReceipt == Dictionary(uniqueKeysWithValues: (0..<40).map { ("R\($0)", $0 == 10 || $0 == 11 ? 2 : 1) }))
                 #expect(try pollRun(db)?["status"] == "finished")
                 #expect(try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM poll_runs") } == 1)
             }
@@ -107,21 +118,21 @@ import Testing
     @Test func backfillResumesAfterSIGKILLFromItsCheckpoint() async throws {
         try await withTemporaryDatabase { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
-                for i in 0..<40 {
-                    try db.insert(userID: "u\(i)", receipt: "R\(i)")
-                    await server.script("R\(i)", [.delayed(.milliseconds(100), .json(valid("o\(i)")))])
-                }
+                for i in 0..<40 { try db.insert(userID: "u\(i)", receipt: "R\(i)") }
+                // Killed mid-backfill on any machine: ten rows done, two requests that never end in flight.
+                await scriptStalledBackfill(server)
                 let first = try await StatusPollerProcess.launch(["backfill", "--all", "--concurrency", "2"] + common(db, production, sandbox), environment: secret)
-                #expect(try await eventually { (try pollRun(db)?["checkpoint_id"] as Int64?) ?? 0 >= 8 })
+                #expect(try await stalled(db, server))
                 first.signal(SIGKILL)
                 _ = try await first.outcome()
                 let checkpoint: Int64 = try #require(try pollRun(db))["checkpoint_id"]
+                #expect(checkpoint == 10)
                 let resumed = try await StatusPollerProcess.launch(["backfill", "--resume", "--concurrency", "2", "--report", "json"] + common(db, production, sandbox), environment: secret).outcome()
                 #expect(resumed.status == 0)
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any])
                 #expect(report["selected"] as? Int == 40 - Int(checkpoint))
-                // Rows up to the checkpoint were not verified again.
-                for i in 0..<Int(checkpoint) { #expect(await server.requests(for: "R\(i)").count == 1, "R\(i)") }
+                // Rows up to the checkpoint were not verified again; the two killed in flight were.
+                for i in 0..<40 { #expect(await server.requests(for: "R\(i)").count == (i == 10 || i == 11 ? 2 : 1), "R\(i)") }
                 let unverified = try await db.webService.read { d in try Int.fetchOne(d, sql: "SELECT count(*) FROM subscriptions WHERE last_verified_at IS NULL") }
                 #expect(unverified == 0)
             }

@@ -25,7 +25,8 @@ struct PostgresStoreTests {
     @Test func sslModesAreHonoured() async throws {
         let url = try #require(PostgresTestServer.url)
         let ca = try #require(PostgresTestServer.certificateAuthority)
-        let base = try PostgresLocation(url, environment: [:])
+        var base = try PostgresLocation(url, environment: [:])
+        base.connectTimeout = PostgresTestServer.connectTimeoutSeconds
         var full = base
         full.host = "localhost"
         full.sslMode = .verifyFull
@@ -49,6 +50,7 @@ struct PostgresStoreTests {
 
     @Test func aRefusedLoginNamesTheUserAndWhereThePasswordCameFromNeverThePassword() async throws {
         var location = try PostgresLocation(try #require(PostgresTestServer.url), environment: [:])
+        location.connectTimeout = PostgresTestServer.connectTimeoutSeconds
         location.password = "not-the-password-4711"
         location.passwordSource = "PGPASSWORD"
         do {

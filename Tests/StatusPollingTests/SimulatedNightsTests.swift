@@ -16,7 +16,7 @@ import Testing
             subscribers: subscribers, nights: nights, seed: seed, faultRate: faultRate,
             // Timeouts far above any stall of a busy machine, and no slow answers: whether an
             // answer beats a timeout is a race, and these nights must replay exactly.
-            latency: .none, concurrency: 32, requestTimeout: .seconds(30),
+            latency: .none, concurrency: 32, requestTimeout: VerifyReceiptTesting.patientTimeout,
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20), maxRetryAfter: .milliseconds(20)), slowAnswers: false,
             outageNight: outageNight, finalNightMs: 1_790_000_000_000)
     }

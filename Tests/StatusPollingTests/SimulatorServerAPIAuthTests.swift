@@ -49,7 +49,7 @@ import X509
                 for path in ["/inApps/v1/subscriptions/", "/inApps/v2/history/"] {
                     var request = HTTPClientRequest(url: endpoints.serverAPIURL + path + someID)
                     if let value = try authorization(spoiled) { request.headers.add(name: "Authorization", value: value) }
-                    let response = try await client.execute(request, timeout: .seconds(30))
+                    let response = try await client.execute(request, timeout: .seconds(VerifyReceiptTesting.patientTimeout.components.seconds))
                     let body = try await response.body.collect(upTo: 1 << 16)
                     #expect(response.status.code == 401, "\(spoiled)")
                     #expect(body.readableBytes == 0, "\(spoiled)")

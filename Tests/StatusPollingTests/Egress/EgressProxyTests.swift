@@ -18,14 +18,17 @@ import Testing
         return Population(configuration)
     }()
 
-    /// A run of the binary against `endpoints` with `environment` on top of the secret.
+    /// A run of the binary against `endpoints` with `environment` on top of the secret. Its request
+    /// timeout never fires (the default 10 s did, on a busy CI machine): a retry after a timeout
+    /// opens another tunnel and asks again, and these tests count both.
     static func run(
         _ db: TemporaryDatabase, _ endpoints: SimulatorServer.Endpoints, environment: [String: String], options: [String] = []
     ) async throws -> StatusPollerProcess.Outcome {
         let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(clock) / 1000))
         return try await StatusPollerProcess.launch(
             ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", now, "--concurrency", "1",
-             "--production-url", endpoints.productionURL, "--sandbox-url", endpoints.sandboxURL, "--report", "json", "--log-level", "info"] + options,
+             "--production-url", endpoints.productionURL, "--sandbox-url", endpoints.sandboxURL, "--report", "json", "--log-level", "info"]
+                + VerifyReceiptTesting.requestTimeoutOption + options,
             environment: ["APPSTORE_SHARED_SECRET": population.configuration.sharedSecret].merging(environment) { $1 }
         ).outcome()
     }

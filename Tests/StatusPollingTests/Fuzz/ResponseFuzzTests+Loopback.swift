@@ -29,7 +29,7 @@ extension ResponseFuzzTests {
 
     /// One real run: request timeouts far above any loopback stall, two attempts, the breaker off.
     static func poll(_ db: TemporaryDatabase, _ production: String, _ sandbox: String) async throws -> RunReport {
-        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 2, timeout: .seconds(30))
+        let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 2)
         let http = KeepAliveHTTPClient.Configuration(connectTimeout: .seconds(30), maxResponseBytes: maxResponseBytes)
         let logger = Logger(label: "fuzz") { _ in SwiftLogNoOpLogHandler() }
         return try await VerifyReceiptClient.withClient(configuration, http: http, jitter: { 0.5 }) { client in

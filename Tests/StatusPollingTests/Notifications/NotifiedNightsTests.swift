@@ -13,7 +13,7 @@ import Testing
 @Suite(.serialized) struct NotifiedNightsTests {
     func configuration(_ backend: DemoBackend, receiverDown: ClosedRange<Int>? = nil) -> DemoConfiguration {
         var configuration = DemoConfiguration(
-            subscribers: 400, nights: 12, seed: 3, faultRate: 0.03, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+            subscribers: 400, nights: 12, seed: 3, faultRate: 0.03, latency: .none, concurrency: 16, requestTimeout: VerifyReceiptTesting.patientTimeout,
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20), maxRetryAfter: .milliseconds(20)),
             slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: backend)
         configuration.notifications = true

@@ -20,7 +20,7 @@ import Testing
 
     func configuration(_ backend: DemoBackend, faultRate: Double = 0) -> DemoConfiguration {
         DemoConfiguration(
-            subscribers: 300, nights: 20, seed: 11, faultRate: faultRate, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+            subscribers: 300, nights: 20, seed: 11, faultRate: faultRate, latency: .none, concurrency: 16, requestTimeout: VerifyReceiptTesting.patientTimeout,
             retry: RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20), maxRetryAfter: .milliseconds(20)),
             slowAnswers: false, finalNightMs: 1_790_000_000_000, backend: backend)
     }

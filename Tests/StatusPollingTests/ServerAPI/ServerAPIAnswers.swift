@@ -34,7 +34,7 @@ struct ServerAPIAnswers {
         ServerAPIConfiguration(
             productionURL: production, sandboxURL: sandbox,
             credentials: ServerAPICredentials(issuerID: "57246542-96fe-1a63-e053-0824d011072a", keyID: "ABCDEFGHIJ", key: try InAppPurchaseKey(pem: Self.keyPEM), bundleID: Self.bundle),
-            appAppleID: 1_234_567_890, trustedRoots: [pki.root], ratePerSecond: rate, requestTimeout: .seconds(30),
+            appAppleID: 1_234_567_890, trustedRoots: [pki.root], ratePerSecond: rate, requestTimeout: VerifyReceiptTesting.patientTimeout,
             retry: RetryPolicy(maxAttempts: attempts, initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(20), maxRetryAfter: .seconds(5)),
             longBackoff: .milliseconds(400), readHistory: readHistory)
     }

@@ -89,7 +89,8 @@ final class ConnectProxy: Sendable {
                 try await outbound.write(ByteBuffer(string: "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"egress\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
                 return
             }
-            let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: host, port: port) { channel in
+            // NIO's default connect timeout is 10 s; a loopback connect on a busy machine must not fail the tunnel.
+            let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(120)).connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }
             record.withLock { $0.tunnels.append(String(request[1])) }

@@ -45,9 +45,16 @@ enum PostgresTestServer {
         }
     }
 
+    /// The connect timeout of the tests' connections: opening one (TCP, TLS, SCRAM) took over the
+    /// default 10 s beside the suite and other builds; a refused connection still fails at once.
+    static let connectTimeoutSeconds = 120
+
     private static func locations() throws -> (admin: PostgresLocation, poller: PostgresLocation) {
         guard let url, let adminURL else { throw PostgresUnavailable() }
-        return (try PostgresLocation(adminURL, environment: [:]), try PostgresLocation(url, environment: [:]))
+        var (admin, poller) = (try PostgresLocation(adminURL, environment: [:]), try PostgresLocation(url, environment: [:]))
+        admin.connectTimeout = connectTimeoutSeconds
+        poller.connectTimeout = connectTimeoutSeconds
+        return (admin, poller)
     }
 
     struct PostgresUnavailable: Error, CustomStringConvertible {

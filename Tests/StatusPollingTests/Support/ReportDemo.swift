@@ -1,7 +1,7 @@
 import Logging
 import PollingDemo
 
-/// The demos the report's tests read: fault-free, instant answers, 15 % of renewals failing (so
+/// The demos the report's tests read: fault-free, instant answers (a timeout that never fires), 15 % of renewals failing (so
 /// there are billing episodes to count), the same final night; each test picks its size and seed.
 enum ReportDemo {
     static let finalNightMs: Int64 = 1_790_000_000_000
@@ -12,7 +12,7 @@ enum ReportDemo {
         subscribers: Int, nights: Int, seed: UInt64, backend: DemoBackend = .verifyReceipt, notifications: Bool = false
     ) -> DemoConfiguration {
         var configuration = DemoConfiguration(
-            subscribers: subscribers, nights: nights, seed: seed, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: .seconds(30),
+            subscribers: subscribers, nights: nights, seed: seed, faultRate: 0, latency: .none, concurrency: 16, requestTimeout: VerifyReceiptTesting.patientTimeout,
             slowAnswers: false, finalNightMs: finalNightMs, backend: backend)
         configuration.notifications = notifications
         configuration.rates = ["billing_failure=0.15"]

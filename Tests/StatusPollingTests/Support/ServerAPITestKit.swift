@@ -55,7 +55,7 @@ enum ServerAPITestKit {
     static func get(_ client: HTTPClient, _ url: String, token: String?) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(request, timeout: .seconds(VerifyReceiptTesting.patientTimeout.components.seconds))
         let body = String(buffer: try await response.body.collect(upTo: 8 << 20))
         var headers: [String: String] = [:]
         for header in response.headers { headers[header.name.lowercased()] = header.value }

@@ -50,6 +50,8 @@ final class StatusPollerProcess: Sendable {
         var env = ProcessInfo.processInfo.environment.filter { !["https_proxy", "http_proxy", "no_proxy"].contains($0.key.lowercased()) }
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
         env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
+        // The tests' PostgreSQL connections get the same margin in the binary as in process.
+        env["PGCONNECT_TIMEOUT"] = env["PGCONNECT_TIMEOUT"] ?? String(PostgresTestServer.connectTimeoutSeconds)
         env.merge(environment) { $1 }
         let child = try await ChildProcess.start(
             executable, argv, environment: env,
@@ -77,8 +79,13 @@ final class StatusPollerProcess: Sendable {
     }
 }
 
+/// How long `eventually` waits by default: a bound only for a condition that never comes (a bug),
+/// so far above what anything takes on a machine busy with the suite and two builds, where a
+/// child's start or a loopback answer can take many seconds.
+let eventuallyTimeout: Duration = .seconds(300)
+
 /// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = eventuallyTimeout, _ condition: () throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
@@ -88,7 +95,7 @@ func eventually(timeout: Duration = .seconds(60), _ condition: () throws -> Bool
 }
 
 /// Polls an async `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(60), _ condition: () async throws -> Bool) async throws -> Bool {
+func eventually(timeout: Duration = eventuallyTimeout, _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

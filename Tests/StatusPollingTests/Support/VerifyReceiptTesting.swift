@@ -1,9 +1,20 @@
+import Logging
+
 @testable import StatusPolling
 
 /// The verifyReceipt client as the tests configure it: the shared secret they expect, short
 /// backoffs so retries take milliseconds, and timeouts far above any stall of a busy machine.
 enum VerifyReceiptTesting {
-    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = .seconds(30)) -> VerifyReceiptConfiguration {
+    /// A request timeout that must never fire: far above the longest a loopback answer has taken on
+    /// a CI machine running the whole suite beside two builds (over 8 s for a plain answer, over
+    /// 30 s for one over TLS through a CONNECT tunnel). A test that needs a timeout to fire sets a
+    /// short one, and only for requests the server never answers (`.never`), which no machine
+    /// speed can make come in time.
+    static let patientTimeout: Duration = .seconds(120)
+    /// The binary's `--request-timeout` for the same: its default (10 s) is no such margin.
+    static let requestTimeoutOption = ["--request-timeout", "\(patientTimeout.components.seconds)"]
+
+    static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = patientTimeout) -> VerifyReceiptConfiguration {
         VerifyReceiptConfiguration(
             productionURL: production, sandboxURL: sandbox, sharedSecret: SharedSecret("shh-secret"),
             requestTimeout: timeout,
@@ -13,4 +24,18 @@ enum VerifyReceiptTesting {
     /// The HTTP client of these tests. A connect on loopback can take over a second on a machine
     /// busy with builds, so the timeout is far above that; a refused connection fails at once anyway.
     static let http = KeepAliveHTTPClient.Configuration(connectTimeout: .seconds(30))
+}
+
+/// Asks rows whose receipt is in `receipts` through `them`, every other row through `others`. A
+/// test whose server never answers some receipts gives those a client with a short timeout, which
+/// must fire, and the rest a client whose timeout never fires: one timeout cannot be both short
+/// enough to wait out and long enough for every prompt answer on a slow machine.
+struct ReceiptRoutedSource: SubscriptionStatusSource {
+    var receipts: Set<String>
+    var them: any SubscriptionStatusSource
+    var others: any SubscriptionStatusSource
+
+    func status(of row: SubscriptionRow, logger: Logger) async throws -> StatusLookup {
+        try await (receipts.contains(row.latestReceipt) ? them : others).status(of: row, logger: logger)
+    }
 }
