@@ -90,9 +90,11 @@ final class ConnectProxy: Sendable {
                 return
             }
             // NIO's default connect timeout is 10 s; a loopback connect on a busy machine must not fail the tunnel.
-            let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connectTimeout(.seconds(120)).connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
-            }
+            let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(Int64(Patience.boundSeconds)))
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
+                }
             record.withLock { $0.tunnels.append(String(request[1])) }
             try await outbound.write(ByteBuffer(string: "HTTP/1.1 200 Connection established\r\n\r\n"))
             try await upstream.executeThenClose { upstreamIn, upstreamOut in

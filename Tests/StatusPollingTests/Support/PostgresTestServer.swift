@@ -45,9 +45,10 @@ enum PostgresTestServer {
         }
     }
 
-    /// The connect timeout of the tests' connections: opening one (TCP, TLS, SCRAM) took over the
-    /// default 10 s beside the suite and other builds; a refused connection still fails at once.
-    static let connectTimeoutSeconds = 120
+    /// The connect timeout of the tests' connections (`Patience`): opening one (TCP, TLS, SCRAM)
+    /// took over the default 10 s beside the suite and other builds; a refused connection still
+    /// fails at once.
+    static let connectTimeoutSeconds = Patience.boundSeconds
 
     private static func locations() throws -> (admin: PostgresLocation, poller: PostgresLocation) {
         guard let url, let adminURL else { throw PostgresUnavailable() }

@@ -51,7 +51,7 @@ final class StatusPollerProcess: Sendable {
         env.removeValue(forKey: "APPSTORE_SHARED_SECRET")
         env.removeValue(forKey: "CREDENTIALS_DIRECTORY")
         // The tests' PostgreSQL connections get the same margin in the binary as in process.
-        env["PGCONNECT_TIMEOUT"] = env["PGCONNECT_TIMEOUT"] ?? String(PostgresTestServer.connectTimeoutSeconds)
+        env["PGCONNECT_TIMEOUT"] = env["PGCONNECT_TIMEOUT"] ?? String(Patience.boundSeconds)
         env.merge(environment) { $1 }
         let child = try await ChildProcess.start(
             executable, argv, environment: env,
@@ -79,13 +79,9 @@ final class StatusPollerProcess: Sendable {
     }
 }
 
-/// How long `eventually` waits by default: a bound only for a condition that never comes (a bug),
-/// so far above what anything takes on a machine busy with the suite and two builds, where a
-/// child's start or a loopback answer can take many seconds.
-let eventuallyTimeout: Duration = .seconds(300)
-
-/// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = eventuallyTimeout, _ condition: () throws -> Bool) async throws -> Bool {
+/// Polls `condition` every 50 ms until it holds or `timeout` passes (by default only a bug waits
+/// that long: see `Patience`).
+func eventually(timeout: Duration = Patience.bound, _ condition: () throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
@@ -94,8 +90,8 @@ func eventually(timeout: Duration = eventuallyTimeout, _ condition: () throws ->
     return try condition()
 }
 
-/// Polls an async `condition` every 50 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = eventuallyTimeout, _ condition: () async throws -> Bool) async throws -> Bool {
+/// Polls an async `condition` every 50 ms until it holds or `timeout` passes (see `Patience`).
+func eventually(timeout: Duration = Patience.bound, _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

@@ -5,14 +5,15 @@ import Logging
 /// The verifyReceipt client as the tests configure it: the shared secret they expect, short
 /// backoffs so retries take milliseconds, and timeouts far above any stall of a busy machine.
 enum VerifyReceiptTesting {
-    /// A request timeout that must never fire: far above the longest a loopback answer has taken on
-    /// a CI machine running the whole suite beside two builds (over 8 s for a plain answer, over
-    /// 30 s for one over TLS through a CONNECT tunnel). A test that needs a timeout to fire sets a
-    /// short one, and only for requests the server never answers (`.never`), which no machine
-    /// speed can make come in time.
-    static let patientTimeout: Duration = .seconds(120)
-    /// The binary's `--request-timeout` for the same: its default (10 s) is no such margin.
-    static let requestTimeoutOption = ["--request-timeout", "\(patientTimeout.components.seconds)"]
+    /// A request timeout that must never fire: `Patience.bound`, far above the longest a loopback
+    /// exchange has taken on a CI machine running the whole suite beside two builds (over 30 s for
+    /// one over TLS through a CONNECT tunnel, over 120 s for a refused CONNECT). A test that needs a
+    /// timeout to fire sets a short one, and only for requests the server never answers (`.never`),
+    /// which no machine speed can make come in time.
+    static let patientTimeout: Duration = Patience.bound
+    /// The binary's `--request-timeout` for the same: the most it accepts (300 s); its default (10 s)
+    /// is no margin at all.
+    static let requestTimeoutOption = ["--request-timeout", "\(VerifyReceiptConfiguration.maxRequestTimeout.components.seconds)"]
 
     static func configuration(_ production: String, _ sandbox: String, attempts: Int = 4, timeout: Duration = patientTimeout) -> VerifyReceiptConfiguration {
         VerifyReceiptConfiguration(
