@@ -115,9 +115,7 @@ extension SQLiteSubscriptionStore {
         var receiptSent: String?
         if case .verified(let update) = result { receiptSent = update.receiptSent }
         let current = try Row.fetchOne(
-            try db.cachedStatement(sql: """
-                SELECT user_id, ? IS NULL OR latest_receipt IS ?, apple_state_at, transaction_signed_at, \(StateColumns.list) FROM subscriptions WHERE id = ?
-                """),
+            try db.cachedStatement(sql: lockedRowQuery),
             arguments: [receiptSent, receiptSent, result.subscriptionID]
         ).map { row in
             RowUpdatePlan.LockedRow(userID: row[0], holdsReceiptSent: row[1], state: StateColumns.state(row, from: 4), appleStateAtMs: row[2], transactionAsOfMs: row[3])
@@ -129,6 +127,20 @@ extension SQLiteSubscriptionStore {
         return plan
     }
 
+    /// The statements a batch runs per row, made once: `cachedStatement` hashes the SQL on each
+    /// call, and an interpolated string would be built anew for every row as well.
+    private static let lockedRowQuery = """
+        SELECT user_id, ? IS NULL OR latest_receipt IS ?, apple_state_at, transaction_signed_at, \(StateColumns.list) FROM subscriptions WHERE id = ?
+        """
+    private static let verifiedUpdate = """
+        UPDATE subscriptions SET \(StateColumns.assignments),
+            transaction_signed_at = ?, latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
+            last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
+            last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
+            receipt_uploaded = max(receipt_uploaded * ?, ?)
+        WHERE id = ?
+        """
+
     private static func write(_ db: Database, _ plan: RowUpdatePlan) throws {
         switch plan.columns {
         case .untouched:
@@ -136,19 +148,11 @@ extension SQLiteSubscriptionStore {
         case .failure(let failure):
             try writeFailure(db, id: plan.subscriptionID, failure: failure, at: plan.atMs)
         case .verified(let state, let latestReceipt, let status, let appleStateAtMs):
-            var arguments = StateColumns.arguments(state)
-            arguments += [
+            let arguments = StateColumns.arguments(state, then: [
                 plan.transactionAsOfMs, latestReceipt, appleStateAtMs, plan.atMs, plan.atMs, status.code, status.backend.rawValue,
                 plan.keepsUploadedReceiptDue ? 1 : 0, plan.asksApple ? 1 : 0, plan.subscriptionID,
-            ]
-            try db.cachedStatement(sql: """
-                UPDATE subscriptions SET \(StateColumns.assignments),
-                    transaction_signed_at = ?, latest_receipt = COALESCE(?, latest_receipt), apple_state_at = ?,
-                    last_attempt_at = ?, last_verified_at = ?, last_apple_status = ?, last_status_backend = ?,
-                    last_error_reason = NULL, last_error = NULL, consecutive_failures = 0,
-                    receipt_uploaded = max(receipt_uploaded * ?, ?)
-                WHERE id = ?
-                """).execute(arguments: arguments)
+            ])
+            try db.cachedStatement(sql: verifiedUpdate).execute(arguments: arguments)
         }
         guard let userID = plan.userID else { return }
         for event in plan.events {

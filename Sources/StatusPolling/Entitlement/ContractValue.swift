@@ -45,6 +45,18 @@ public enum ContractValue: Sendable, Equatable {
 
     /// The value as a JSON literal: a flag as 0/1 when `flagsAsNumbers` (a store's column), else
     /// as `true`/`false` (the audit trail's snapshots).
+    /// Appends ``json(flagsAsNumbers:)`` to `out` without building it apart.
+    public func appendJSON(to out: inout String, flagsAsNumbers: Bool) {
+        switch self {
+        case .text(let value): JSONText.append(value, to: &out)
+        // `description` of a concrete integer: `String(_:)` over a generic one went through the
+        // unspecialised radix conversion.
+        case .number(let value): out.append(value?.description ?? "null")
+        case .flag(let value): out.append(flagsAsNumbers ? (value.map { $0 ? "1" : "0" } ?? "null") : JSONText.bool(value))
+        case .time(let value): out.append(value?.description ?? "null")
+        }
+    }
+
     public func json(flagsAsNumbers: Bool) -> String {
         switch self {
         case .text(let value): return JSONText.quoted(value)

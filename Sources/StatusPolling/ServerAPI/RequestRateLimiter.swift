@@ -3,11 +3,15 @@ import Synchronization
 /// Keeps requests under the App Store Server API's limit: never more than `perSecond` in any
 /// one-second window, the first second and retries included, as the server counts them.
 ///
-/// Requests are spaced evenly, one every `1 s ÷ perSecond` (a generic cell rate algorithm with no
-/// burst): each reserves the next free slot in arrival order, and when its slot comes it goes only
-/// if the request before it actually left at least one spacing earlier, else it waits for that.
-/// A request that wakes late therefore delays the next ones instead of meeting them in a burst, so
-/// any `perSecond + 1` consecutive requests span a second or more whatever the scheduling jitter.
+/// Requests are spaced evenly, one every ``spacingWindow`` ÷ `perSecond` (a generic cell rate
+/// algorithm with no burst): each reserves the next free slot in arrival order, and when its slot
+/// comes it goes only if the request before it actually left at least one spacing earlier, else it
+/// waits for that. A request that wakes late therefore delays the next ones instead of meeting them
+/// in a burst, so any `perSecond + 1` consecutive requests leave ``spacingWindow`` apart or more
+/// whatever the scheduling jitter. The window is a little more than a second because Apple counts
+/// arrivals, not departures: a request that spends up to 100 ms less on the way than one sent
+/// before it (a new connection for the first, a busy machine) must not put one more into a second
+/// there. That margin costs a tenth of the top rate.
 /// A 429 halves the rate for the rest of the run (once per second at most, so one overload
 /// answered by many 429s counts once; never below a tenth of the configured rate), and its
 /// `Retry-After` holds every request back until then.
@@ -30,10 +34,14 @@ public final class RequestRateLimiter: Sendable {
         func share(of workers: Int) -> Int { max(1, perSecond / workers) }
     }
 
-    /// The least time between two requests when `workers` share the rate: a second ÷ the rate
-    /// alone, the shared rate's spacing window ÷ this worker's share otherwise.
+    /// What `perSecond + 1` consecutive requests span at least: a second and the 100 ms by which
+    /// one request's way to Apple may be shorter than an earlier one's.
+    public static let spacingWindow: Duration = .milliseconds(1100)
+
+    /// The least time between two requests when `workers` share the rate: the spacing window ÷ the
+    /// rate alone, the shared rate's spacing window ÷ this worker's share otherwise.
     private func spacing(_ state: State, workers: Int) -> Duration {
-        (shared?.timing.spacingWindow ?? .seconds(1)) / state.share(of: workers)
+        (shared?.timing.spacingWindow ?? Self.spacingWindow) / state.share(of: workers)
     }
 
     private let state: Mutex<State>
@@ -56,12 +64,15 @@ public final class RequestRateLimiter: Sendable {
         }
     }
 
-    /// Waits for this request's turn. Throws only `CancellationError`.
-    public func acquire() async throws {
+    /// Waits for this request's turn and returns the instant it was counted as sent (what the
+    /// spacing is kept between). Throws only `CancellationError`.
+    @discardableResult
+    public func acquire() async throws -> ContinuousClock.Instant {
         var slot = reserve(now: .now)
         while true {
             if slot > .now { try await Task.sleep(until: slot, clock: .continuous) }
-            guard let later = depart(now: .now) else { return }
+            let now = ContinuousClock.now
+            guard let later = depart(now: now) else { return now }
             slot = later
         }
     }

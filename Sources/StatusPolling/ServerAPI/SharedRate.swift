@@ -26,14 +26,13 @@ public final class SharedRate: Sendable {
         public var refresh: Duration
         public var validity: Duration
         public var window: Duration
-        /// A worker spaces its share over this rather than over one second, so that a request
-        /// that reaches Apple up to 100 ms sooner after leaving than an earlier one did (scheduling,
-        /// a new connection) cannot put one more request into a second there.
+        /// A worker spaces its share over this rather than over one second, as a worker alone
+        /// does (``RequestRateLimiter/spacingWindow``).
         public var spacingWindow: Duration
 
         public init(
             refresh: Duration = .milliseconds(500), validity: Duration = .seconds(2), window: Duration = .milliseconds(1500),
-            spacingWindow: Duration = .milliseconds(1100)
+            spacingWindow: Duration = RequestRateLimiter.spacingWindow
         ) {
             self.refresh = refresh
             self.validity = validity

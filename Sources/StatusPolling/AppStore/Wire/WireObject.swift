@@ -30,7 +30,7 @@ struct WireObject {
         switch object[key] {
         case nil, .null?: return nil
         case .string(let text)?:
-            guard !text.utf8.contains(0) else { throw failure(key, "a NUL character in a string") }
+            guard !JSONText.holdsNUL(text) else { throw failure(key, "a NUL character in a string") }
             return text
         case .number(let text)? where Int64(text) != nil: return text
         default: throw failure(key, "expected a string")
