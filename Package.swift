@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // The event feed's deliverer (webhooks to the web service's endpoints).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The SQLite store (GRDB). The only target that imports GRDB.

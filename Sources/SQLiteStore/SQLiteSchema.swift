@@ -276,7 +276,7 @@ enum SQLiteSchema {
             // the last event it added), one row per event and endpoint, in order per user.
             try db.execute(sql: """
                 CREATE TABLE outbound_events (
-                    id INTEGER PRIMARY KEY,
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused after a prune: endpoints keep a cursor
                     event_id TEXT NOT NULL UNIQUE,      -- evt_…: the webhook-id
                     type TEXT NOT NULL,                 -- EventKind: renewal, expired, …
                     user_id TEXT NOT NULL,
