@@ -129,6 +129,11 @@ let package = Package(
                 "AppStoreSimulator",
                 "ReceiverServer",
                 .product(name: "Logging", package: "swift-log"),
+                // `demo --events`: the web service's endpoint on loopback, and the deliverer's client.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Its workers, and the tests' children, as child processes (ChildProcess).
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -29,3 +29,19 @@ public struct EventDeliveryService: Service {
         try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()
     }
 }
+
+/// Listens for new events (``EventOutbox/ringOnNewEvents(_:)``) and rings the deliverer's
+/// doorbell, until shutdown.
+public struct EventWakeUpService: Service {
+    let source: any EventOutbox
+    let bell: Doorbell
+
+    public init(_ source: any EventOutbox, bell: Doorbell) {
+        self.source = source
+        self.bell = bell
+    }
+
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown { try await source.ringOnNewEvents(bell) }
+    }
+}

@@ -17,8 +17,9 @@ struct EventSettings {
         policy.requestTimeout = .seconds(try settings.double(nil, "event_request_timeout_seconds", default: 10))
         policy.firstDelay = .seconds(try settings.double(nil, "event_first_retry_seconds", default: 5))
         policy.maximumDelay = .seconds(try settings.double(nil, "event_max_retry_seconds", default: 3600))
+        policy.lease = .seconds(try settings.double(nil, "event_lease_seconds", default: 60))
         guard policy.concurrency >= 1, policy.maximumAge > .zero, policy.keepDelivered > .zero, policy.requestTimeout > .zero,
-            policy.firstDelay > .zero, policy.maximumDelay >= policy.firstDelay
+            policy.firstDelay > .zero, policy.maximumDelay >= policy.firstDelay, policy.lease > .zero
         else { throw usageError("event_* settings must be positive (and event_max_retry_seconds at least event_first_retry_seconds).") }
         return EventSettings(endpoints: try endpoints(configPath: configPath ?? environment["STATUS_POLLER_CONFIG"], environment: environment), policy: policy)
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ReceiverServer
+import ServiceLifecycle
 import StatusPolling
 
 /// `status-poller events deliver`: the outbox to the configured endpoints.
@@ -41,11 +42,17 @@ struct EventsDeliver: AsyncParsableCommand {
         }
         let client = EventDeliverer.makeClient()
         let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-        let deliverer = EventDeliverer(outbox: store, endpoints: events.endpoints, policy: events.policy, owner: owner, client: client, logger: logger)
+        let metrics = output.metricsFile.map { EventMetrics(file: $0) }
+        let deliverer = EventDeliverer(
+            outbox: store, endpoints: events.endpoints, policy: events.policy, owner: owner, client: client, logger: logger, metrics: metrics)
         do {
             if once {
                 let report = try await deliverer.deliverDue()
                 let pruned = try await deliverer.prune()
+                if let metrics {
+                    metrics.update(counts: try await store.deliveryCounts())
+                    try metrics.flush()
+                }
                 say("events: \(report.added) new, \(report.delivered) delivered, \(report.retried) to retry, \(report.dead) dead-lettered, \(pruned) pruned")
                 try await client.shutdown()
                 try? await store.close()
@@ -53,7 +60,16 @@ struct EventsDeliver: AsyncParsableCommand {
                 return
             }
             say("delivering events to \(events.endpoints.map(\.name).joined(separator: ", ")) until SIGTERM")
-            try await EventDeliveryService.runUntilSignalled([EventDeliveryService(deliverer)], logger: logger)
+            // PostgreSQL wakes the deliverer at each commit that wrote events (NOTIFY).
+            var services: [any Service] = []
+            var bell: Doorbell?
+            if store.ringsOnNewEvents {
+                let doorbell = Doorbell()
+                services.append(EventWakeUpService(store, bell: doorbell))
+                bell = doorbell
+            }
+            services.append(EventDeliveryService(deliverer, wakeUp: bell))
+            try await EventDeliveryService.runUntilSignalled(services, logger: logger)
         } catch let failure as CommandFailure {
             throw failure
         } catch {

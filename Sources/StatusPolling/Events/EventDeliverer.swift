@@ -144,6 +144,7 @@ extension EventDeliverer {
                 }
                 if let metrics, countedAtMs.map({ nowMs - $0 >= 5_000 }) ?? true {
                     metrics.update(counts: try await outbox.deliveryCounts())
+                    try metrics.flush()
                     countedAtMs = nowMs
                 }
             } catch {

@@ -32,6 +32,20 @@ public protocol EventOutbox: Sendable {
 
     /// Deliveries by state (`pending`, `delivered`, `dead`) and the outbox's size (`events`).
     func deliveryCounts() async throws -> [String: Int]
+
+    /// Whether ``ringOnNewEvents(_:)`` tells of new events (PostgreSQL: `LISTEN` on the outbox's
+    /// channel); false (SQLite): the deliverer looks every idle period.
+    var ringsOnNewEvents: Bool { get }
+
+    /// Rings `bell` once listening (what was written before is then looked at) and at every
+    /// notification of new events, until the task is cancelled (then it returns); a lost
+    /// connection is opened again. Returns at once where ``ringsOnNewEvents`` is false.
+    func ringOnNewEvents(_ bell: Doorbell) async throws
+}
+
+extension EventOutbox {
+    public var ringsOnNewEvents: Bool { false }
+    public func ringOnNewEvents(_ bell: Doorbell) async throws {}
 }
 
 /// Which events `events list` shows.
