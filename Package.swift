@@ -156,6 +156,8 @@ let package = Package(
                 "ReceiverServer",
                 "ReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The event deliverer's client, made once per process.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

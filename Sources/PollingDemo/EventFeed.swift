@@ -46,9 +46,9 @@ public final class EventFeed: Sendable {
     ) async throws -> T {
         let sink = try EventSink(seed: configuration.seed)
         return try await sink.withRunning(logger: logger) { port in
-            let client = EventDeliverer.makeClient()
             var policy = DeliveryPolicy()
             policy.concurrency = 128
+            let client = EventDeliverer.makeClient(connectionsPerEndpoint: policy.concurrency)
             var quiet = logger
             quiet.logLevel = .critical
             let endpoint = try WebhookEndpoint(name: "demo", url: "http://127.0.0.1:\(port)/events", secret: sink.secret)

@@ -24,6 +24,14 @@ public struct EventDeliveryService: Service {
         }
     }
 
+    /// The deliverer's services: on a store that tells of new events (PostgreSQL's NOTIFY), a
+    /// listener ringing the deliverer's doorbell, then the deliverer.
+    public static func services(_ deliverer: EventDeliverer, store: any EventOutbox) -> [any Service] {
+        guard store.ringsOnNewEvents else { return [EventDeliveryService(deliverer)] }
+        let bell = Doorbell()
+        return [EventWakeUpService(store, bell: bell), EventDeliveryService(deliverer, wakeUp: bell)]
+    }
+
     /// Runs `services` (this one and, for instance, a listener that rings `wakeUp`) until SIGTERM or SIGINT.
     public static func runUntilSignalled(_ services: [any Service], logger: Logger) async throws {
         try await ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)).run()

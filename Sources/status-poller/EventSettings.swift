@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import Logging
 import StatusPolling
 
 /// The event feed's settings: the endpoints from the config file's `event_endpoints` (an object of
@@ -8,6 +10,13 @@ import StatusPolling
 struct EventSettings {
     var endpoints: [WebhookEndpoint]
     var policy: DeliveryPolicy
+
+    /// The deliverer of these endpoints over `store`, named after this host and process.
+    func deliverer(_ store: any PollingStore, client: HTTPClient, logger: Logger, metrics: EventMetrics? = nil) -> EventDeliverer {
+        EventDeliverer(
+            outbox: store, endpoints: endpoints, policy: policy, owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)",
+            client: client, logger: logger, metrics: metrics)
+    }
 
     static func load(_ settings: Settings, configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EventSettings {
         var policy = DeliveryPolicy()

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import ReceiverServer
-import ServiceLifecycle
 import StatusPolling
 
 /// `status-poller events deliver`: the outbox to the configured endpoints.
@@ -40,11 +39,9 @@ struct EventsDeliver: AsyncParsableCommand {
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
         }
-        let client = EventDeliverer.makeClient()
-        let owner = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
+        let client = EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
         let metrics = output.metricsFile.map { EventMetrics(file: $0) }
-        let deliverer = EventDeliverer(
-            outbox: store, endpoints: events.endpoints, policy: events.policy, owner: owner, client: client, logger: logger, metrics: metrics)
+        let deliverer = events.deliverer(store, client: client, logger: logger, metrics: metrics)
         do {
             if once {
                 let report = try await deliverer.deliverDue()
@@ -61,15 +58,7 @@ struct EventsDeliver: AsyncParsableCommand {
             }
             say("delivering events to \(events.endpoints.map(\.name).joined(separator: ", ")) until SIGTERM")
             // PostgreSQL wakes the deliverer at each commit that wrote events (NOTIFY).
-            var services: [any Service] = []
-            var bell: Doorbell?
-            if store.ringsOnNewEvents {
-                let doorbell = Doorbell()
-                services.append(EventWakeUpService(store, bell: doorbell))
-                bell = doorbell
-            }
-            services.append(EventDeliveryService(deliverer, wakeUp: bell))
-            try await EventDeliveryService.runUntilSignalled(services, logger: logger)
+            try await EventDeliveryService.runUntilSignalled(EventDeliveryService.services(deliverer, store: store), logger: logger)
         } catch let failure as CommandFailure {
             throw failure
         } catch {

@@ -78,16 +78,8 @@ struct NotificationsServe: AsyncParsableCommand {
         let scheme = tls == nil ? "http" : "https"
         // With event_endpoints in the config file, the deliverer runs in the same group.
         let events = try EventSettings.load(settings, configPath: storeOptions.config)
-        var alongside: [any Service] = []
-        let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient()
-        if let client {
-            let deliverer = EventDeliverer(
-                outbox: store, endpoints: events.endpoints, policy: events.policy,
-                owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)", client: client, logger: logger)
-            let bell = store.ringsOnNewEvents ? Doorbell() : nil
-            if let bell { alongside.append(EventWakeUpService(store, bell: bell)) }
-            alongside.append(EventDeliveryService(deliverer, wakeUp: bell))
-        }
+        let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
+        let alongside = client.map { EventDeliveryService.services(events.deliverer(store, client: $0, logger: logger), store: store) } ?? []
         do {
             try await ReceiverServer.runUntilSignalled(
                 receiver, metrics: ReceiverMetrics(), settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,

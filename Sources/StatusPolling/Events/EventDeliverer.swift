@@ -37,10 +37,12 @@ public final class EventDeliverer: Sendable {
         self.metrics = metrics
     }
 
-    /// The client the deliverer wants: no redirect followed (a 3xx is a failure), no cookies.
-    public static func makeClient() -> HTTPClient {
+    /// The client the deliverer wants: no redirect followed (a 3xx is a failure), no cookies, and
+    /// as many connections to an endpoint as deliveries in flight (AsyncHTTPClient's default is 8).
+    public static func makeClient(connectionsPerEndpoint: Int = DeliveryPolicy().concurrency) -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerEndpoint, 1))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
