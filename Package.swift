@@ -57,6 +57,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // The event feed's deliverer (webhooks to the web service's endpoints).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The SQLite store (GRDB). The only target that imports GRDB.
@@ -127,6 +129,11 @@ let package = Package(
                 "AppStoreSimulator",
                 "ReceiverServer",
                 .product(name: "Logging", package: "swift-log"),
+                // `demo --events`: the web service's endpoint on loopback, and the deliverer's client.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Its workers, and the tests' children, as child processes (ChildProcess).
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -149,6 +156,8 @@ let package = Package(
                 "ReceiverServer",
                 "ReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The event deliverer's client, made once per process.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report,events]
 #                    [--repetitions N]
 #                    [--binary PATH]
 #
@@ -74,7 +74,7 @@ if [ -z "$only" ]; then
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
 if [ -z "$cases" ]; then
-  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed,notifications,catchup,report"
+  cases="c8-L50,c64-L50,c256-L200,c256-L50,server-api,faults,lapsed,notifications,catchup,report,events"
   [ "$quick" -eq 1 ] || cases="$cases,scale,postgres"
 fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
@@ -83,7 +83,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report|events) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -292,6 +292,7 @@ source "$root/Scripts/bench/lapsed.sh"
 source "$root/Scripts/bench/notifications.sh"
 source "$root/Scripts/bench/catchup.sh"
 source "$root/Scripts/bench/report.sh"
+source "$root/Scripts/bench/events.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -363,6 +364,7 @@ for case in ${cases//,/ }; do
     notifications) [[ " ${pollers[*]} " == *" status-poller "* ]] && notifications_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
     catchup) [[ " ${pollers[*]} " == *" status-poller "* ]] && catchup_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
     report) [[ " ${pollers[*]} " == *" status-poller "* ]] && report_case $([ "$quick" -eq 1 ] && echo "100000 0" || echo "1000000 1") ;;
+    events) [[ " ${pollers[*]} " == *" status-poller "* ]] && events_case $([ "$quick" -eq 1 ] && echo 5000 || echo 40000) ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done

@@ -58,6 +58,10 @@ extension Demo.Outcome {
         lines.append("  (a failed verification keeps a row as it was; a comeback outside the app waits for the row's next turn).")
         lines.append(comebacks.summary)
         lines.append(lag.summary)
+        if let events {
+            lines.append("")
+            lines += events.lines(downNight: eventsDownNight)
+        }
         let check = final
         let agreeing = check.rows - Set(check.disagreements.map(\.subscriptionID)).count
         lines.append("")

@@ -37,11 +37,14 @@ public enum Demo {
         public var simulator: SimulatorStatistics
         /// How long the App Store's events took to reach their rows.
         public var lag: EntitlementLag
+        /// With `--events`: what the endpoint received against what the outbox holds.
+        public var events: EventFeed.Summary?
+        public var eventsDownNight: Int?
         public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
         public var final: TruthCheck { nights.last!.check }
         /// Whether the demo passed: every row agreed after every night, and after the last one no
         /// row that differs from the App Store is left unwatched.
-        public var passed: Bool { disagreements.isEmpty && final.unwatched.isEmpty }
+        public var passed: Bool { disagreements.isEmpty && final.unwatched.isEmpty && events?.passed ?? true }
     }
 
     /// Plays the demo; `progress` receives each night as it ends. With `workers`, they play each
@@ -87,23 +90,33 @@ public enum Demo {
         let ids = try await store.enroll(simulator.enrolment(at: enrolledAt))
         let idByUser = Dictionary(uniqueKeysWithValues: zip(population.subscribers.map(\.userID), ids))
 
-        return try await SimulatorServer.withRunning(simulator) { endpoints in
-            try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource, makeServerAPI in
-                guard configuration.notifications else {
-                    return try await playNights(
-                        configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
-                        endpoints: endpoints, makeSource: makeSource, makeServerAPI: nil, notifications: nil, enrolledAt: enrolledAt, idByUser: idByUser,
-                        progress: progress)
-                }
-                simulator.setClock(enrolledAt)
-                return try await NotificationPlay.withRunning(configuration, simulator: simulator, inbox: store, fromMs: enrolledAt, logger: logger) { play in
-                    try await playNights(
-                        configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
-                        endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, enrolledAt: enrolledAt,
-                        idByUser: idByUser, progress: progress)
+        return try await withEvents(configuration, store: store, logger: logger) { events in
+            try await SimulatorServer.withRunning(simulator) { endpoints in
+                try await withSource(configuration, simulator: simulator, endpoints: endpoints) { makeSource, makeServerAPI in
+                    guard configuration.notifications else {
+                        return try await playNights(
+                            configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
+                            endpoints: endpoints, makeSource: makeSource, makeServerAPI: nil, notifications: nil, enrolledAt: enrolledAt, idByUser: idByUser,
+                            progress: progress, events: events)
+                    }
+                    simulator.setClock(enrolledAt)
+                    return try await NotificationPlay.withRunning(configuration, simulator: simulator, inbox: store, fromMs: enrolledAt, logger: logger) { play in
+                        try await playNights(
+                            configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
+                            endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, enrolledAt: enrolledAt,
+                            idByUser: idByUser, progress: progress, events: events)
+                    }
                 }
             }
         }
+    }
+
+    /// Runs `body` with the event feed when the demo plays `--events`, else with nil.
+    static func withEvents<T: Sendable>(
+        _ configuration: DemoConfiguration, store: any PollingStore, logger: Logger, _ body: (EventFeed?) async throws -> T
+    ) async throws -> T {
+        guard configuration.events else { return try await body(nil) }
+        return try await EventFeed.withRunning(configuration, store: store, logger: logger) { feed in try await body(feed) }
     }
 
     /// The nights themselves: the day's notifications (when on), uploads, the run (its catch-up
@@ -112,7 +125,7 @@ public enum Demo {
         _ configuration: DemoConfiguration, population: Population, simulator: AppStoreSimulator, store: any PollingStore,
         database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)?, endpoints: SimulatorServer.Endpoints,
         makeSource: () throws -> any SubscriptionStatusSource, makeServerAPI: (() -> ServerAPIClient)?, notifications: NotificationPlay?,
-        enrolledAt: Int64, idByUser: [String: Int64], progress: @Sendable (Night) -> Void
+        enrolledAt: Int64, idByUser: [String: Int64], progress: @Sendable (Night) -> Void, events: EventFeed?
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
         var nights: [Night] = []
@@ -160,6 +173,7 @@ public enum Demo {
                 store: store, population: population, clockMs: clock, before: before, receiptsFromBackend: configuration.backend == .verifyReceipt,
                 windows: configuration.windows, notified: notified)
             for chain in check.verifiedChains { lag.reflected(chain, asOfMs: clock, atMs: clock) }
+            try await events?.deliver(night: number, clockMs: clock)
             comebacks.look(at: after, clockMs: clock)
             var night = Night(
                 number: number, clockMs: clock, faulty: faulty, uploads: uploads, report: run.report, exitCode: run.exitCode, check: check,
@@ -173,7 +187,13 @@ public enum Demo {
         }
         var states: [EntitlementState: Int] = [:]
         for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
-        return Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics, lag: lag)
+        var outcome = Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics, lag: lag)
+        if let events {
+            try await events.drain(fromMs: configuration.finalNightMs)
+            outcome.events = try await events.summary()
+            outcome.eventsDownNight = configuration.eventsDownNight
+        }
+        return outcome
     }
 
     /// The notifications the store recorded since `sinceMs`: each brought its row Apple's data as

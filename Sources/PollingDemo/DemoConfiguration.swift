@@ -41,6 +41,10 @@ public struct DemoConfiguration: Sendable {
     /// Nights (1-based, inclusive) from the night before the first through the last of which the
     /// receiver is down: Apple's tries then fail, and the runs catch up from the history.
     public var receiverDownNights: ClosedRange<Int>?
+    /// `demo --events`: the outbox delivered after each night to a loopback endpoint that checks
+    /// signatures and fails 5 %; down through `eventsDownNight`.
+    public var events = false
+    public var eventsDownNight: Int?
 
     public init(
         subscribers: Int = 3000, nights: Int = 45, seed: UInt64 = 42, faultRate: Double = 0.03,

@@ -15,9 +15,10 @@ struct BatchWrite {
     /// one update of the wide row fewer each (nil: a run without leases).
     let releasing: Int64?
 
-    /// Writes the results; returns their plans in order, and the ids whose results were written
-    /// (the others' leases belong to another run).
-    func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64]) {
+    /// Writes the results; returns their plans in order, the ids whose results were written (the
+    /// others' leases belong to another run), and the outbound events of their changes, for the
+    /// caller to add last in its transaction (``OutboxWrite``).
+    func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64], outbox: [String]) {
         let ids = results.map(\.subscriptionID)
         var current: [Int64: (locked: RowUpdatePlan.LockedRow, receipt: String)] = [:]
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
@@ -40,7 +41,7 @@ struct BatchWrite {
         var owners = try await owners(of: results, current: current)
         var plans: [RowUpdatePlan] = []
         var written: [Int64] = []
-        var verifiedRows: [String] = [], failureRows: [String] = [], events: [String] = []
+        var verifiedRows: [String] = [], failureRows: [String] = [], events: [AuditRow] = []
         for result in results {
             let id = result.subscriptionID
             var locked = current[id]?.locked
@@ -61,17 +62,25 @@ struct BatchWrite {
                 if let chain = state.originalTransactionID { owners[chain] = id }
             }
             guard let userID = plan.userID else { continue }
-            events += plan.events.map { Self.eventJSON(id: id, userID: userID, plan: plan, event: $0) }
+            events += plan.events.map { AuditRow(subscriptionID: id, userID: userID, plan: plan, event: $0) }
             for chain in plan.discovered {
                 let newID = try await enrollDiscovered(chain, userID: userID, plan: plan)
                 owners[chain.originalTransactionID!] = newID
-                events.append(Self.eventJSON(id: newID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: chain)))
+                events.append(AuditRow(subscriptionID: newID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: chain)))
             }
         }
         try await writeVerified(verifiedRows)
         try await writeFailures(failureRows)
-        try await writeEvents(events)
-        return (plans, written)
+        let outbox = try await writeEvents(events)
+        return (plans, written, outbox)
+    }
+
+    /// An audit row to write, before its id is known.
+    struct AuditRow {
+        var subscriptionID: Int64
+        var userID: String
+        var plan: RowUpdatePlan
+        var event: RowUpdatePlan.Event
     }
 
     /// Which rows own the chains the batch's new rows may adopt, as the transaction sees them.
@@ -126,20 +135,33 @@ struct BatchWrite {
     }
 
     /// The audit rows, in the batch's order: who, when, which run, why, which backend answered
-    /// with which status, before and after.
-    private func writeEvents(_ rows: [String]) async throws {
-        guard !rows.isEmpty else { return }
+    /// with which status, before and after. Their ids are taken from the trail's sequence first,
+    /// in order, so that each contract change's outbound event names its audit row; those events'
+    /// rows are returned.
+    private func writeEvents(_ audit: [AuditRow]) async throws -> [String] {
+        guard !audit.isEmpty else { return [] }
+        let ids = try await connection.query(
+            "SELECT nextval(pg_get_serial_sequence('subscription_events', 'id')) FROM generate_series(1, \(audit.count))", logger: logger
+        ).decode(Int64.self).collect().sorted()
+        var rows: [String] = [], outbox: [String] = []
+        for (auditID, row) in zip(ids, audit) {
+            rows.append(Self.eventJSON(auditID: auditID, id: row.subscriptionID, userID: row.userID, plan: row.plan, event: row.event))
+            if let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
+                outbox.append(OutboxSQL.recordJSON(outbound))
+            }
+        }
         try await connection.query("""
-            INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
+            INSERT INTO subscription_events (id, subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
                 entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at)
-            SELECT v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
+            SELECT v.id, v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
                 v.source, v.notification_id, v.transaction_id, v.revoked_at
             FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
                 jsonb_to_record(e.row) AS v(
-                    subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
+                    id bigint, subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
                     before text, after text, old_values text, new_values text, source text, notification_id text, transaction_id text, revoked_at bigint)
             ORDER BY e.n
             """, logger: logger)
+        return outbox
     }
 
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
@@ -192,10 +214,10 @@ struct BatchWrite {
         """
     }
 
-    static func eventJSON(id: Int64, userID: String, plan: RowUpdatePlan, event: RowUpdatePlan.Event) -> String {
+    static func eventJSON(auditID: Int64, id: Int64, userID: String, plan: RowUpdatePlan, event: RowUpdatePlan.Event) -> String {
         let ms = plan.atMs, reason = event.reason, old = event.old, new = event.new
         return """
-            {"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(plan.runID)),"at":\(ms),\
+            {"id":\(auditID),"subscription_id":\(id),"user_id":\(JSONText.quoted(userID)),"run_id":\(JSONText.number(plan.runID)),"at":\(ms),\
             "reason":\(JSONText.quoted(reason.rawValue)),"apple_status":\(JSONText.number(plan.upstreamStatus?.code)),\
             "backend":\(JSONText.quoted(plan.upstreamStatus?.backend.rawValue)),\
             "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\

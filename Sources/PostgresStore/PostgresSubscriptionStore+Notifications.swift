@@ -7,8 +7,8 @@ extension PostgresSubscriptionStore {
     /// every notification claimed by one insert (a receiver taking the same id at once waits on the
     /// claim, then finds it a duplicate), the rows owning their chains read and locked by one
     /// select, the results written by ``BatchWrite`` in rounds in which a row appears once (a
-    /// later notification of the same row is planned on what the earlier one wrote), and every
-    /// outcome recorded by one update.
+    /// later notification of the same row is planned on what the earlier one wrote), every
+    /// outcome recorded by one update, and the changes' outbound events added last (``OutboxWrite``).
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
         return try await transaction { connection, logger in
@@ -54,6 +54,7 @@ extension PostgresSubscriptionStore {
                 case .write(let result): pending.append((index, result))
                 }
             }
+            var outbox: [String] = []
             while !pending.isEmpty {
                 var round: [(index: Int, result: ResultBatch.Result)] = []
                 var inRound: Set<Int64> = []
@@ -65,7 +66,8 @@ extension PostgresSubscriptionStore {
                         later.append(entry)
                     }
                 }
-                let (plans, _) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write(round.map(\.result))
+                let (plans, _, events) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write(round.map(\.result))
+                outbox += events
                 for (entry, plan) in zip(round, plans) {
                     outcomes[entry.index] = NotificationIngest.outcome(of: plan)
                     statusAgrees[entry.index] = plan.statusAgrees
@@ -90,6 +92,7 @@ extension PostgresSubscriptionStore {
                     WHERE n.notification_id = v.id
                     """, logger: logger)
             }
+            try await OutboxWrite.insert(outbox, connection: connection, logger: logger)
             return outcomes.map { $0! }
         }
     }

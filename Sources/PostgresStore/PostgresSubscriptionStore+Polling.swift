@@ -78,14 +78,15 @@ extension PostgresSubscriptionStore {
     }
 
     /// Writes the batch in one transaction (``BatchWrite``), then marks the rows written done in
-    /// the run's shared work, releases their leases and moves the checkpoint. A row whose lease
+    /// the run's shared work, releases their leases, moves the checkpoint and adds the changes'
+    /// outbound events (``OutboxWrite``, last). A row whose lease
     /// this run no longer holds (it expired and another worker took it) is left to that worker:
     /// nothing is written for it and a verified answer counts as superseded.
     public func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
         let runID = batch.checkpoint?.runID
         return try await transaction { connection, logger in
-            let (plans, written) = try await BatchWrite(connection: connection, logger: logger, releasing: runID).write(batch.results)
+            let (plans, written, outbox) = try await BatchWrite(connection: connection, logger: logger, releasing: runID).write(batch.results)
             if let runID {
                 if !written.isEmpty {
                     try await connection.query("""
@@ -104,6 +105,7 @@ extension PostgresSubscriptionStore {
                         "UPDATE poll_runs SET checkpoint_id = GREATEST(checkpoint_id, \(through)) WHERE id = \(runID)", logger: logger)
                 }
             }
+            try await OutboxWrite.insert(outbox, connection: connection, logger: logger)
             return plans
         }
     }

@@ -49,12 +49,15 @@ public enum ReceiverServer {
 
     /// Serves until SIGINT or SIGTERM; `onReady` gets the bound port. Throws
     /// ``ReceiverServerError/couldNotListen(host:port:reason:)`` when the address cannot be bound.
+    /// `alongside`: more services of the same group (the event deliverer, when endpoints are configured).
     public static func runUntilSignalled(
-        _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger, onReady: @escaping @Sendable (Int) -> Void
+        _ receiver: NotificationReceiver, metrics: ReceiverMetrics, settings: Settings, logger: Logger, alongside: [any Service] = [],
+        onReady: @escaping @Sendable (Int) -> Void
     ) async throws {
         let (app, ports, listening) = try application(receiver, metrics: metrics, settings: settings, logger: logger)
         let adopter = WaitingNotificationAdopter(receiver: receiver, interval: settings.adoptionInterval, logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [app, adopter], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let services = ServiceGroup(
+            configuration: .init(services: [app, adopter] + alongside, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         let bound = BoundFlag()
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -269,6 +269,47 @@ enum SQLiteSchema {
                 ALTER TABLE app_store_notifications ADD COLUMN status_agrees INTEGER;
                 """)
         }
+        migrator.registerMigration("v13: events outbox") { db in
+            // The outbound event feed (docs/EVENTS.md): one event per contract change, written in
+            // the change's transaction beside its audit row, its body fixed then; `id` is the order
+            // of writing. Each endpoint's deliveries are added by the deliverer (`fanned_through`:
+            // the last event it added), one row per event and endpoint, in order per user.
+            try db.execute(sql: """
+                CREATE TABLE outbound_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused after a prune: endpoints keep a cursor
+                    event_id TEXT NOT NULL UNIQUE,      -- evt_…: the webhook-id
+                    type TEXT NOT NULL,                 -- EventKind: renewal, expired, …
+                    user_id TEXT NOT NULL,
+                    subscription_id INTEGER NOT NULL,
+                    audit_event_id INTEGER NOT NULL,    -- subscription_events.id
+                    source TEXT NOT NULL,               -- poll, backfill, notification
+                    apple_at INTEGER,                   -- when Apple's data was true, ms
+                    at INTEGER NOT NULL,                -- when we wrote the change, ms
+                    body TEXT NOT NULL                  -- the JSON every delivery sends
+                );
+                CREATE INDEX outbound_events_at ON outbound_events(at);
+                CREATE TABLE event_endpoints (
+                    endpoint TEXT PRIMARY KEY,
+                    fanned_through INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE event_deliveries (
+                    endpoint TEXT NOT NULL,
+                    event INTEGER NOT NULL REFERENCES outbound_events(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    state TEXT NOT NULL DEFAULT 'pending', -- pending, delivered, dead
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    last_status INTEGER,
+                    last_error TEXT,
+                    delivered_at INTEGER,
+                    lease_owner TEXT,
+                    lease_expires_at INTEGER,
+                    PRIMARY KEY (endpoint, event)
+                ) WITHOUT ROWID;
+                CREATE INDEX event_deliveries_pending ON event_deliveries(endpoint, user_id, event) WHERE state = 'pending';
+                CREATE INDEX event_deliveries_event ON event_deliveries(event);
+                """)
+        }
         return migrator
     }
 }

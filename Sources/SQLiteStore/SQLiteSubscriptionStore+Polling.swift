@@ -178,7 +178,7 @@ extension SQLiteSubscriptionStore {
     }
 
     /// One audit row, in the caller's transaction: who, when, which run, why, which backend
-    /// answered with which status, before and after.
+    /// answered with which status, before and after; and the outbound event of a contract change.
     private static func writeEvent(_ db: Database, subscriptionID: Int64, userID: String, plan: RowUpdatePlan, event: RowUpdatePlan.Event) throws {
         let ms = plan.atMs
         try db.cachedStatement(sql: """
@@ -190,6 +190,10 @@ extension SQLiteSubscriptionStore {
                 event.old.entitlement(at: ms).rawValue, event.new.entitlement(at: ms).rawValue, event.old.auditJSON, event.new.auditJSON,
                 plan.provenance.source, plan.provenance.notificationID, event.transactionID, event.revokedAtMs,
             ])
+        // The change's outbound event beside its audit row, in the same transaction.
+        if let outbound = OutboundEvent(event, plan: plan, subscriptionID: subscriptionID, userID: userID, auditEventID: db.lastInsertedRowID) {
+            try db.execute(shared: OutboxSQL.insert(outbound))
+        }
     }
 
     /// Bookkeeping only: the contract columns are deliberately absent from this statement.

@@ -62,6 +62,12 @@ extension StatusPoller {
         @Option(help: "With --notifications: nights FIRST-LAST (e.g. 10-12) through which the receiver is down; the runs catch up from Apple's history.")
         var receiverDown: String?
 
+        @Flag(help: "Deliver the outbound events after each night to a loopback endpoint that checks every signature and fails 5 % of deliveries, and check that each arrived once, each user's in order (docs/EVENTS.md).")
+        var events = false
+
+        @Option(help: "With --events: the night through which the endpoint is down (default: the middle night).")
+        var eventsDownNight: Int?
+
         @Option(help: "Log level on stderr.")
         var logLevel: Logger.Level = .error
 
@@ -85,6 +91,8 @@ extension StatusPoller {
             }
             if notifications, workers > 1 { throw ValidationError("--notifications plays the nights in this process: leave --workers at 1.") }
             if receiverDown != nil, !notifications { throw ValidationError("--receiver-down needs --notifications.") }
+            if eventsDownNight != nil, !events { throw ValidationError("--events-down-night needs --events.") }
+            if let eventsDownNight, !(1...nights).contains(eventsDownNight) { throw ValidationError("--events-down-night must be one of the nights (1…\(nights)).") }
             if let receiverDown, Self.nights(receiverDown, within: nights) == nil {
                 throw ValidationError("--receiver-down takes nights FIRST-LAST within 1…\(nights), got '\(receiverDown)'.")
             }
@@ -101,6 +109,11 @@ extension StatusPoller {
                 concurrency: concurrency, outageNight: outageNight, finalNightMs: now,
                 backend: DemoBackend(rawValue: backend.rawValue)!)
             configuration.rates = rates
+            if events {
+                configuration.events = true
+                configuration.eventsDownNight = eventsDownNight ?? (nights + 1) / 2
+                say("outbound events delivered after each night to a loopback endpoint (5 % failures, down on night \(configuration.eventsDownNight!))")
+            }
             configuration.windows.lapsed = try LapsedSweepSetting.resolve(within: lapsedWithin, every: lapsedEvery).sweep
             say("status-poller demo (\(backend.rawValue)): \(subscribers.formatted()) simulated subscribers, \(nights) nights with \(String(format: "%.1f", faultRate * 100)) % injected faults\(outageNight.map { ", an App Store outage on night \($0)" } ?? ""), then one fault-free night")
             say("database \(Composition.displayName(database)); simulator on 127.0.0.1 (a free port); * marks the fault-free night")

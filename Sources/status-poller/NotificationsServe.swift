@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NIOSSL
 import ReceiverServer
+import ServiceLifecycle
 import StatusPolling
 import X509
 
@@ -17,7 +18,8 @@ struct NotificationsServe: AsyncParsableCommand {
             is recorded in app_store_notifications and applied to the row owning its chain in one \
             transaction before Apple hears 200; a store that cannot take the write answers 503 so Apple \
             sends it again. Register https://YOUR-HOST/app-store/notifications in App Store Connect \
-            (App Information → App Store Server Notifications), behind a TLS proxy or with --tls-certificate-file.
+            (App Information → App Store Server Notifications), behind a TLS proxy or with --tls-certificate-file. \
+            With event_endpoints in the config file, the event deliverer (`events deliver`) runs alongside.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -74,20 +76,28 @@ struct NotificationsServe: AsyncParsableCommand {
         let receiver = NotificationReceiver(
             .init(bundleID: bundleID, appAppleID: appAppleID, sharedSecret: secret, trustedRoots: [AppleRootCertificate.g3] + roots), inbox: store, logger: logger)
         let scheme = tls == nil ? "http" : "https"
+        // With event_endpoints in the config file, the deliverer runs in the same group.
+        let events = try EventSettings.load(settings, configPath: storeOptions.config)
+        let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
+        let alongside = client.map { EventDeliveryService.services(events.deliverer(store, client: $0, logger: logger), store: store) } ?? []
         do {
             try await ReceiverServer.runUntilSignalled(
-                receiver, metrics: ReceiverMetrics(), settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger
+                receiver, metrics: ReceiverMetrics(), settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,
+                alongside: alongside
             ) { bound in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 say("listening on \(scheme)://\(shown):\(bound)/\(ReceiverServer.notificationsPath) (V1 \(secret == nil ? "refused: no shared secret" : "accepted"))")
             }
         } catch let error as ReceiverServerError {
+            try? await client?.shutdown()
             try? await store.close()
             throw usageError("\(error)")
         } catch {
+            try? await client?.shutdown()
             try? await store.close()
             throw exitError(.aborted, "the receiver stopped: \(error)")
         }
+        try? await client?.shutdown()
         try? await store.close()
     }
 

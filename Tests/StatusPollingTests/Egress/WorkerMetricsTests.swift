@@ -100,7 +100,9 @@ import Testing
         let receiver = ReceiverMetrics()
         receiver.record(.accepted(.applied, version: 2, type: "DID_RENEW"), took: .milliseconds(3))
         receiver.record(.unavailable("down"), took: .milliseconds(3))
-        return names(try String(contentsOfFile: file, encoding: .utf8)).union(names(receiver.text()))
+        let events = EventMetrics()
+        events.update(counts: ["pending": 1])
+        return names(try String(contentsOfFile: file, encoding: .utf8)).union(names(receiver.text())).union(names(events.text()))
     }
 
     @Test func theRunWritesExactlyTheMetricsItLists() throws {
@@ -116,7 +118,7 @@ import Testing
         let variables = ((dashboard["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(variables == ["datasource", "worker", "mode", "receiver_job"])
         let panels = try #require(dashboard["panels"] as? [[String: Any]]).filter { $0["type"] as? String != "row" }
-        #expect(panels.count == 15)
+        #expect(panels.count == 17)
         let written = try Self.writtenNames()
         var used: Set<String> = []
         for panel in panels {
@@ -135,7 +137,8 @@ import Testing
                 }
             }
         }
-        // Every run metric is on the dashboard.
+        // Every run metric and every event metric is on the dashboard.
         #expect(MetricsFile.metricNames.subtracting(used) == [])
+        #expect(EventMetrics.metricNames.filter { name in !used.contains { $0 == name || $0 == name + "_bucket" } } == [])
     }
 }

@@ -74,6 +74,14 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
             bind(value.map { .integer($0 ? 1 : 0) } ?? .null)
         }
 
+        /// Each of `values` bound, separated by commas: the inside of `IN (…)` (at least one value).
+        public mutating func appendInterpolation(list values: [Int64]) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { appendLiteral(", ") }
+                bind(.integer(value))
+            }
+        }
+
         /// Another statement's text and values, in place.
         public mutating func appendInterpolation(_ statement: SQLStatement) {
             appendLiteral(statement.pieces[0])

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The event deliverer under SIGKILL (issue 38), driven by Scripts/event-kill-test.sh.
+
+A writer adds outbound events to a migrated SQLite database in bursts (50 events a transaction,
+users drawn at random, so a user's events interleave with others'), as the poller's writes add
+them (the outbox row alone: the deliverer reads nothing else). Meanwhile `status-poller events
+deliver` runs against a loopback endpoint (this script's HTTP server) and is SIGKILLed at random
+moments (seeded) and started again, until --kills kills. The endpoint checks every request's
+Standard Webhooks signature (HMAC-SHA256 of "id.timestamp.body" under the secret's key) and fails
+5 % of them with a 500. Then `events deliver --once` runs until every event was accepted.
+
+- 0 lost: every event written was accepted (a 2xx) at least once;
+- 0 out of order: no event of a user was accepted before an earlier event of that user had been;
+- every request was signed correctly, and its body is the event's;
+- duplicates (an event accepted again after a kill between its 2xx and its record) are counted,
+  as at least once allows.
+"""
+
+import argparse
+import base64
+import hashlib
+import hmac
+import http.server
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+
+class Endpoint(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, key, rng, failure_rate):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.key, self.rng, self.lock, self.failure_rate = key, rng, threading.Lock(), failure_rate
+        self.accepted, self.arrived_at, self.bad_signatures, self.requests = [], {}, 0, 0
+        self.cut_short = 0
+
+    def handle_error(self, request, client_address):
+        pass  # a deliverer killed mid-request resets its connection: no fault of the endpoint
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        s = self.server
+        length = int(self.headers.get("content-length", "0"))
+        body = self.rfile.read(length)
+        if len(body) < length:  # the deliverer was killed while sending: nothing to answer
+            with s.lock:
+                s.cut_short += 1
+            self.close_connection = True
+            return
+        event_id, timestamp = self.headers.get("webhook-id", ""), self.headers.get("webhook-timestamp", "")
+        expected = base64.b64encode(hmac.new(s.key, f"{event_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()).decode()
+        signatures = [part.split(",", 1)[1] for part in self.headers.get("webhook-signature", "").split(" ") if part.startswith("v1,")]
+        with s.lock:
+            s.requests += 1
+            if not any(hmac.compare_digest(expected, sig) for sig in signatures) or abs(time.time() - int(timestamp or 0)) > 300:
+                s.bad_signatures += 1
+                status = 401
+            elif s.rng.random() < s.failure_rate:
+                status = 500
+            else:
+                event = json.loads(body)
+                if event["id"] != event_id:
+                    s.bad_signatures += 1
+                    status = 400
+                else:
+                    s.accepted.append((event_id, event["data"]["user_id"]))
+                    s.arrived_at.setdefault(event_id, time.time())
+                    status = 204
+        self.send_response(status)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--binary", required=True)
+    p.add_argument("--workdir", required=True)
+    p.add_argument("--kills", type=int, default=30)
+    p.add_argument("--count", type=int, default=20000)
+    p.add_argument("--users", type=int, default=400)
+    p.add_argument("--seed", type=int, default=38)
+    p.add_argument("--failure-rate", type=float, default=0.05)
+    p.add_argument("--batch", type=int, default=50, help="events per writer transaction (one every 10 ms)")
+    a = p.parse_args()
+    rng = random.Random(a.seed)
+    db = os.path.join(a.workdir, "events.sqlite")
+    subprocess.run([a.binary, "migrate", "--database", db], check=True, stdout=subprocess.DEVNULL)
+    secret = subprocess.run([a.binary, "events", "secret"], check=True, capture_output=True, text=True).stdout.strip()
+    secret_file = os.path.join(a.workdir, "web.whsec")
+    with open(secret_file, "w") as f:
+        f.write(secret + "\n")
+    endpoint = Endpoint(base64.b64decode(secret[len("whsec_"):]), random.Random(a.seed + 1), a.failure_rate)
+    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    config = os.path.join(a.workdir, "config.json")
+    with open(config, "w") as f:
+        json.dump({"event_endpoints": {"web": {"url": f"http://127.0.0.1:{endpoint.server_address[1]}/hook", "secret_file": secret_file}},
+                   "event_first_retry_seconds": 0.05, "event_max_retry_seconds": 0.2, "event_lease_seconds": 1}, f)
+
+    written = []  # (event id, user), in outbox order
+    committed_at = {}  # event id: when its transaction committed
+
+    def write_events():
+        c = sqlite3.connect(db, timeout=60)
+        now = int(time.time() * 1000)
+        for start in range(0, a.count, a.batch):
+            rows = []
+            for n in range(start, min(start + a.batch, a.count)):
+                user = f"u{rng.randrange(a.users)}"
+                event_id = f"evt_{n:032x}"
+                body = json.dumps({"id": event_id, "type": "renewal", "timestamp": "", "data": {"user_id": user, "n": n}}, separators=(",", ":"))
+                rows.append((event_id, "renewal", user, n, n, "poll", now, now, body))
+                written.append((event_id, user))
+            with c:
+                c.executemany("INSERT INTO outbound_events (event_id, type, user_id, subscription_id, audit_event_id, source, apple_at, at, body)"
+                              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            done = time.time()
+            for row in rows:
+                committed_at[row[0]] = done
+            time.sleep(0.01)
+        c.close()
+
+    writer = threading.Thread(target=write_events)
+    writer.start()
+    deliver = [a.binary, "events", "deliver", "--database", db, "--config", config, "--log-level", "error"]
+    log = open(os.path.join(a.workdir, "deliverer.err"), "a")
+    kills = 0
+    try:
+        if a.kills == 0:  # no kill: one deliverer, for the lag and the rate (Scripts/bench.sh's events case)
+            proc = subprocess.Popen(deliver, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL)
+            writer.join()
+            for _ in range(3000):
+                with endpoint.lock:
+                    if len(endpoint.arrived_at) >= len(written):
+                        break
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGTERM)
+            proc.wait()
+        while kills < a.kills:
+            proc = subprocess.Popen(deliver, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL)
+            time.sleep(rng.uniform(0.1, 0.8))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            kills += 1
+        writer.join()
+        for _ in range(600):  # drain: leases of the killed deliverer end after 1 s
+            subprocess.run(deliver[:3] + ["--once"] + deliver[3:], stdout=subprocess.DEVNULL, stderr=log)
+            with endpoint.lock:
+                if len({e for e, _ in endpoint.accepted}) >= len(written):
+                    break
+            time.sleep(0.2)
+    finally:
+        writer.join()
+        endpoint.shutdown()
+
+    violations = []
+    accepted_ids = [e for e, _ in endpoint.accepted]
+    lost = {e for e, _ in written} - set(accepted_ids)
+    if lost:
+        violations.append(f"{len(lost)} event(s) never accepted, e.g. {sorted(lost)[:5]}")
+    order = {e: i for i, (e, _) in enumerate(written)}
+    first_seen, out_of_order = {}, 0
+    last_by_user = {}
+    for e, user in endpoint.accepted:
+        if e in first_seen:
+            continue
+        first_seen[e] = True
+        if order[e] < last_by_user.get(user, -1):
+            out_of_order += 1
+        last_by_user[user] = max(last_by_user.get(user, -1), order[e])
+    # Stronger: each user's first acceptances follow the outbox order exactly.
+    for user in {u for _, u in written}:
+        expected = [e for e, u in written if u == user]
+        got = [e for e in dict.fromkeys(x for x, u in endpoint.accepted if u == user)]
+        if got != expected[:len(got)]:
+            out_of_order += 1
+            violations.append(f"{user}: accepted {got[:5]}… not in the order written {expected[:5]}…")
+            break
+    if out_of_order:
+        violations.append(f"{out_of_order} event(s) accepted before an earlier event of their user")
+    if endpoint.bad_signatures:
+        violations.append(f"{endpoint.bad_signatures} request(s) with a bad signature or body")
+    lags = sorted(endpoint.arrived_at[e] - committed_at[e] for e in endpoint.arrived_at if e in committed_at)
+    span = (max(endpoint.arrived_at.values()) - min(committed_at.values())) if lags else 0
+    def pct(p):
+        return round(lags[min(len(lags) - 1, int(len(lags) * p))], 3) if lags else None
+    print(json.dumps({"events": len(written), "kills": kills, "requests": endpoint.requests, "accepted": len(accepted_ids),
+                      "duplicates": len(accepted_ids) - len(set(accepted_ids)), "lost": len(lost), "out_of_order": out_of_order,
+                      "cut_short": endpoint.cut_short,
+                      "events_per_second": round(len(lags) / span) if span else None,
+                      "lag_p50_s": pct(0.5), "lag_p95_s": pct(0.95), "lag_max_s": round(lags[-1], 3) if lags else None}))
+    if violations:
+        print("FAILED:\n  - " + "\n  - ".join(violations))
+        sys.exit(1)
+    print("no violation")
+
+
+if __name__ == "__main__":
+    main()

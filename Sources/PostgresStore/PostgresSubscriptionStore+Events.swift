@@ -1,0 +1,82 @@
+import Logging
+import PostgresNIO
+import StatusPolling
+
+/// The event feed's deliveries on PostgreSQL, shared by every deliverer on the database: the
+/// fan-out locks its endpoint's row, and a delivery is leased (owner and expiry) by the one that
+/// takes it, so each goes to one deliverer at a time and a dead deliverer's come back when the
+/// lease ends. Only a user's oldest pending event is ever taken, so the order holds across them.
+extension PostgresSubscriptionStore {
+    public func fanOut(endpoint: String, nowMs: Int64) async throws -> Int {
+        try await transaction { connection, logger in
+            try await connection.execute(EventDeliverySQL.ensureEndpoint(endpoint), logger: logger)
+            let after = try await connection.rows(EventDeliverySQL.fannedThrough(endpoint, .postgres), logger: logger) { row -> Int64 in try row.column() }.first ?? 0
+            guard let through = try await connection.rows(EventDeliverySQL.latestEvent, logger: logger, { row -> Int64? in try row.column() }).first ?? nil,
+                through > after
+            else { return 0 }
+            let added = try await connection.rows(
+                "WITH added AS (\(EventDeliverySQL.addDeliveries(endpoint, after: after, through: through, dueAtMs: nowMs)) RETURNING 1) SELECT count(*) FROM added",
+                logger: logger
+            ) { row -> Int in try row.column() }.first ?? 0
+            try await connection.execute(EventDeliverySQL.setFannedThrough(endpoint, through), logger: logger)
+            return added
+        }
+    }
+
+    public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
+        try await transaction { connection, logger in
+            let heads = try await connection.rows(EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit), logger: logger) { row -> Int64 in try row.column() }
+            guard !heads.isEmpty else { return [] }
+            let taken = try await connection.rows(
+                EventDeliverySQL.lease(endpoint, events: heads, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs), logger: logger
+            ) { row -> Int64 in try row.column() }
+            guard !taken.isEmpty else { return [] }
+            return try await connection.rows(EventDeliverySQL.deliveries(endpoint, events: taken), logger: logger, EventDeliverySQL.delivery)
+        }
+    }
+
+    public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
+        guard !outcomes.isEmpty else { return }
+        try await transaction { connection, logger in
+            for outcome in outcomes { try await connection.execute(EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner), logger: logger) }
+        }
+    }
+
+    public func nextDue(endpoint: String) async throws -> Int64? {
+        try await read { connection, logger in
+            try await connection.rows(EventDeliverySQL.nextDue(endpoint), logger: logger) { row -> Int64? in try row.column() }.first ?? nil
+        }
+    }
+
+    public func events(_ filter: EventFilter, limit: Int) async throws -> [StoredEvent] {
+        try await read { connection, logger in try await connection.rows(EventDeliverySQL.list(filter, limit: limit), logger: logger, EventDeliverySQL.stored) }
+    }
+
+    public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
+        try await transaction { connection, logger in
+            try await connection.rows(
+                "WITH replayed AS (\(EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs)) RETURNING 1) SELECT count(*) FROM replayed",
+                logger: logger
+            ) { row -> Int in try row.column() }.first ?? 0
+        }
+    }
+
+    public func pruneEvents(writtenBeforeMs: Int64) async throws -> Int {
+        try await transaction { connection, logger in
+            try await connection.rows(
+                "WITH pruned AS (\(EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs)) RETURNING 1) SELECT count(*) FROM pruned", logger: logger
+            ) { row -> Int in try row.column() }.first ?? 0
+        }
+    }
+
+    public func deliveryCounts() async throws -> [String: Int] {
+        try await read { connection, logger in
+            var counts = Dictionary(uniqueKeysWithValues: ["pending", "delivered", "dead"].map { ($0, 0) })
+            for (state, count) in try await connection.rows(EventDeliverySQL.countsByState, logger: logger, { row -> (String, Int) in (try row.column(), try row.column()) }) {
+                counts[state] = count
+            }
+            counts["events"] = try await connection.rows(EventDeliverySQL.eventCount, logger: logger) { row -> Int in try row.column() }.first ?? 0
+            return counts
+        }
+    }
+}

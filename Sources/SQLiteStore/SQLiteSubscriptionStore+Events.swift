@@ -1,0 +1,81 @@
+import GRDB
+import StatusPolling
+
+/// The event feed's deliveries on SQLite: each step one write transaction (SQLite has one writer
+/// at a time, so a deliverer started by cron beside a long-running one still takes each delivery once).
+extension SQLiteSubscriptionStore {
+    public func fanOut(endpoint: String, nowMs: Int64) async throws -> Int {
+        try await writing { db in
+            try db.execute(shared: EventDeliverySQL.ensureEndpoint(endpoint))
+            let after = try db.fetchOne(shared: EventDeliverySQL.fannedThrough(endpoint, .sqlite)) { row -> Int64 in try row.column() } ?? 0
+            guard let through = try db.fetchOne(shared: EventDeliverySQL.latestEvent, { row -> Int64? in try row.column() }) ?? nil,
+                through > after
+            else { return 0 }
+            try db.execute(shared: EventDeliverySQL.addDeliveries(endpoint, after: after, through: through, dueAtMs: nowMs))
+            let added = db.changesCount
+            try db.execute(shared: EventDeliverySQL.setFannedThrough(endpoint, through))
+            return added
+        }
+    }
+
+    public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
+        try await writing { db in
+            let heads = try db.fetchAll(shared: EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit)) { row -> Int64 in try row.column() }
+            guard !heads.isEmpty else { return [] }
+            let taken = try db.fetchAll(shared: EventDeliverySQL.lease(endpoint, events: heads, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs)) {
+                row -> Int64 in try row.column()
+            }
+            guard !taken.isEmpty else { return [] }
+            return try db.fetchAll(shared: EventDeliverySQL.deliveries(endpoint, events: taken), EventDeliverySQL.delivery)
+        }
+    }
+
+    public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
+        guard !outcomes.isEmpty else { return }
+        try await writing { db in
+            for outcome in outcomes { try db.execute(shared: EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner)) }
+        }
+    }
+
+    public func nextDue(endpoint: String) async throws -> Int64? {
+        try await reading { db in try db.fetchOne(shared: EventDeliverySQL.nextDue(endpoint)) { row -> Int64? in try row.column() } ?? nil }
+    }
+
+    public func events(_ filter: EventFilter, limit: Int) async throws -> [StoredEvent] {
+        try await reading { db in try db.fetchAll(shared: EventDeliverySQL.list(filter, limit: limit), EventDeliverySQL.stored) }
+    }
+
+    public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
+        try await writing { db in
+            try db.execute(shared: EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs))
+            return db.changesCount
+        }
+    }
+
+    public func pruneEvents(writtenBeforeMs: Int64) async throws -> Int {
+        try await writing { db in
+            try db.execute(shared: EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs))
+            return db.changesCount
+        }
+    }
+
+    public func deliveryCounts() async throws -> [String: Int] {
+        try await reading { db in
+            var counts = Dictionary(uniqueKeysWithValues: ["pending", "delivered", "dead"].map { ($0, 0) })
+            for (state, count) in try db.fetchAll(shared: EventDeliverySQL.countsByState, { row -> (String, Int) in (try row.column(), try row.column()) }) {
+                counts[state] = count
+            }
+            counts["events"] = try db.fetchOne(shared: EventDeliverySQL.eventCount) { row -> Int in try row.column() } ?? 0
+            return counts
+        }
+    }
+
+    /// A write, SQLite's errors as the store's.
+    func writing<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path, writing: true)
+        }
+    }
+}

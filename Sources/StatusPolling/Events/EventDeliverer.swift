@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+
+/// Delivers the outbox to the configured endpoints: each event as a signed POST (Standard
+/// Webhooks), at least once, in order per user (a user's next event waits for the previous one's
+/// 2xx), many users at once, failures retried with exponential backoff and jitter until the
+/// policy's maximum age, then dead-lettered. The clock and the jitter's seed are injected.
+public final class EventDeliverer: Sendable {
+    let outbox: any EventOutbox
+    let endpoints: [WebhookEndpoint]
+    let policy: DeliveryPolicy
+    /// This deliverer's name on the deliveries it leases (host and pid).
+    let owner: String
+    let client: HTTPClient
+    let now: @Sendable () -> Int64
+    let random: Mutex<SplitMix64>
+    let logger: Logger
+    let metrics: EventMetrics?
+
+    /// `client` must not follow redirects (``makeClient()``); the caller shuts it down.
+    public init(
+        outbox: any EventOutbox, endpoints: [WebhookEndpoint], policy: DeliveryPolicy = DeliveryPolicy(), owner: String, client: HTTPClient,
+        now: @escaping @Sendable () -> Int64 = EventDeliverer.wallClock, random: SplitMix64 = SplitMix64(), logger: Logger,
+        metrics: EventMetrics? = nil
+    ) {
+        self.outbox = outbox
+        self.endpoints = endpoints
+        self.policy = policy
+        self.owner = owner
+        self.client = client
+        self.now = now
+        self.random = Mutex(random)
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// The client the deliverer wants: no redirect followed (a 3xx is a failure), no cookies, and
+    /// as many connections to an endpoint as deliveries in flight (AsyncHTTPClient's default is 8).
+    public static func makeClient(connectionsPerEndpoint: Int = DeliveryPolicy().concurrency) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerEndpoint, 1))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    @Sendable public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// One pass: every endpoint at once, each until nothing is due at the clock's time.
+    public func deliverDue() async throws -> DeliveryReport {
+        try await withThrowingTaskGroup(of: DeliveryReport.self) { group in
+            for endpoint in endpoints { group.addTask { try await self.deliverDue(to: endpoint) } }
+            return try await group.reduce(DeliveryReport(), +)
+        }
+    }
+
+    /// Takes the endpoint's heads (one per user) a batch at a time, posts them at once, records.
+    func deliverDue(to endpoint: WebhookEndpoint) async throws -> DeliveryReport {
+        var report = DeliveryReport(added: try await outbox.fanOut(endpoint: endpoint.name, nowMs: now()))
+        while true {
+            let nowMs = now()
+            let batch = try await outbox.takeDeliveries(
+                endpoint: endpoint.name, owner: owner, nowMs: nowMs, leaseUntilMs: nowMs + policy.lease.milliseconds, limit: policy.concurrency)
+            guard !batch.isEmpty else { return report }
+            let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+                for delivery in batch { group.addTask { await self.attempt(delivery, to: endpoint) } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            try await outbox.settle(outcomes, endpoint: endpoint.name, owner: owner)
+            for outcome in outcomes {
+                switch outcome.result {
+                case .delivered: report.delivered += 1
+                case .retry: report.retried += 1
+                case .dead: report.dead += 1
+                }
+            }
+            metrics?.record(outcomes, batch: batch)
+        }
+    }
+
+    /// One POST and what became of it. Never logs the body, the secret or the endpoint's answer.
+    func attempt(_ delivery: EventDelivery, to endpoint: WebhookEndpoint) async -> DeliveryOutcome {
+        let sentAtMs = now()
+        var request = HTTPClientRequest(url: endpoint.url.absoluteString)
+        request.method = .POST
+        let timestamp = sentAtMs / 1000
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "user-agent", value: "status-poller")
+        request.headers.add(name: "webhook-id", value: delivery.eventID)
+        request.headers.add(name: "webhook-timestamp", value: "\(timestamp)")
+        request.headers.add(
+            name: "webhook-signature", value: WebhookSignature.sign(id: delivery.eventID, timestamp: timestamp, body: delivery.body, secret: endpoint.secret))
+        request.body = .bytes(ByteBuffer(string: delivery.body))
+        var status: Int?
+        var failure: String
+        do {
+            let response = try await client.execute(request, timeout: .milliseconds(policy.requestTimeout.milliseconds))
+            status = Int(response.status.code)
+            // Read (to reuse the connection) and dropped: the endpoint's answer is never kept.
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            if (200..<300).contains(response.status.code) {
+                return DeliveryOutcome(outboxID: delivery.outboxID, result: .delivered, status: status, error: nil, atMs: now())
+            }
+            failure = (300..<400).contains(response.status.code) ? "HTTP \(response.status.code): redirects are not followed" : "HTTP \(response.status.code)"
+        } catch {
+            failure = String(String(describing: error).prefix(200))
+        }
+        let attempts = delivery.attempts + 1
+        let jitter = random.withLock { Double($0.next() >> 11) / Double(1 << 53) }
+        let next = now() + policy.delay(afterAttempt: attempts, jitter: jitter).milliseconds
+        let dead = next - delivery.writtenAtMs > policy.maximumAge.milliseconds
+        logger.warning(
+            dead ? "event dead-lettered" : "event delivery failed",
+            metadata: ["event.id": "\(delivery.eventID)", "endpoint": "\(endpoint.name)", "attempts": "\(attempts)", "error": "\(failure)"])
+        return DeliveryOutcome(outboxID: delivery.outboxID, result: dead ? .dead : .retry(nextAttemptAtMs: next), status: status, error: failure, atMs: now())
+    }
+}
+
+extension EventDeliverer {
+    /// Deletes the events written longer ago than the policy keeps them that no delivery waits for.
+    public func prune() async throws -> Int {
+        try await outbox.pruneEvents(writtenBeforeMs: now() - policy.keepDelivered.milliseconds)
+    }
+
+    /// Delivers until `stop` is requested: a pass, then a wait for `idle` (or a `wakeUp`, such as
+    /// PostgreSQL's NOTIFY of new events), again; prunes delivered events once an hour and updates
+    /// the backlog gauges. A pass that fails (the store unavailable) is logged and tried again; a
+    /// batch in flight when the stop comes is finished and recorded.
+    public func run(until stop: StopSignal, idle: Duration = .milliseconds(250), wakeUp: Doorbell? = nil) async {
+        var prunedAtMs: Int64?, countedAtMs: Int64?
+        while !stop.isRequested {
+            do {
+                let report = try await deliverDue()
+                if report != DeliveryReport() {
+                    logger.debug("delivered events", metadata: [
+                        "added": "\(report.added)", "delivered": "\(report.delivered)", "retried": "\(report.retried)", "dead": "\(report.dead)",
+                    ])
+                }
+                let nowMs = now()
+                if prunedAtMs.map({ nowMs - $0 >= 3_600_000 }) ?? true {
+                    let pruned = try await prune()
+                    if pruned > 0 { logger.info("pruned delivered events", metadata: ["events": "\(pruned)"]) }
+                    prunedAtMs = nowMs
+                }
+                if let metrics, countedAtMs.map({ nowMs - $0 >= 5_000 }) ?? true {
+                    metrics.update(counts: try await outbox.deliveryCounts())
+                    try metrics.flush()
+                    countedAtMs = nowMs
+                }
+            } catch {
+                logger.warning("could not deliver events; trying again", metadata: ["error": "\(error)"])
+            }
+            guard !stop.isRequested else { return }
+            // Whichever comes first: the idle time, a wake-up, the stop.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await Task.sleep(for: idle) }
+                group.addTask { await stop.wait() }
+                if let wakeUp { group.addTask { await wakeUp.wait() } }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/// The SQL of the event feed's deliveries (`event_endpoints`, `event_deliveries`) that both stores
+/// run, each step a statement the store runs in its transaction (``EventOutbox`` says the steps).
+public enum EventDeliverySQL {
+    // MARK: Fan-out
+
+    public static func ensureEndpoint(_ endpoint: String) -> SQLStatement {
+        "INSERT INTO event_endpoints (endpoint) VALUES (\(endpoint)) ON CONFLICT (endpoint) DO NOTHING"
+    }
+
+    /// The last event added to `endpoint`'s deliveries; PostgreSQL locks the endpoint's row, so
+    /// two deliverers add each event once.
+    public static func fannedThrough(_ endpoint: String, _ dialect: SQLDialect) -> SQLStatement {
+        "SELECT fanned_through FROM event_endpoints WHERE endpoint = \(endpoint)\(unescaped: dialect == .postgres ? " FOR UPDATE" : "")"
+    }
+
+    /// The newest event. Ids follow commits (one writer in SQLite; the outbox lock in PostgreSQL),
+    /// so every event up to it is visible once it is.
+    public static let latestEvent: SQLStatement = "SELECT max(id) FROM outbound_events"
+
+    public static func addDeliveries(_ endpoint: String, after: Int64, through: Int64, dueAtMs: Int64) -> SQLStatement {
+        """
+        INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at)
+        SELECT \(endpoint), id, user_id, \(dueAtMs) FROM outbound_events WHERE id > \(after) AND id <= \(through)
+        ON CONFLICT (endpoint, event) DO NOTHING
+        """
+    }
+
+    public static func setFannedThrough(_ endpoint: String, _ through: Int64) -> SQLStatement {
+        "UPDATE event_endpoints SET fanned_through = \(through) WHERE endpoint = \(endpoint)"
+    }
+
+    // MARK: Taking and settling
+
+    /// Each user's oldest pending delivery to `endpoint`, when it is due and free: the heads.
+    public static func heads(_ endpoint: String, nowMs: Int64, limit: Int) -> SQLStatement {
+        """
+        SELECT d.event FROM event_deliveries AS d
+        WHERE d.endpoint = \(endpoint) AND d.state = 'pending' AND d.next_attempt_at <= \(nowMs)
+            AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(nowMs))
+            AND NOT EXISTS (SELECT 1 FROM event_deliveries AS h
+                WHERE h.endpoint = d.endpoint AND h.user_id = d.user_id AND h.state = 'pending' AND h.event < d.event)
+        ORDER BY d.event LIMIT \(limit)
+        """
+    }
+
+    /// Leases the heads still free (another deliverer may have taken one meanwhile); their ids.
+    public static func lease(_ endpoint: String, events: [Int64], owner: String, nowMs: Int64, untilMs: Int64) -> SQLStatement {
+        """
+        UPDATE event_deliveries SET lease_owner = \(owner), lease_expires_at = \(untilMs)
+        WHERE endpoint = \(endpoint) AND event IN (\(list: events)) AND state = 'pending'
+            AND (lease_expires_at IS NULL OR lease_expires_at <= \(nowMs))
+        RETURNING event
+        """
+    }
+
+    /// The leased deliveries with their events, read by ``delivery(_:)``.
+    public static func deliveries(_ endpoint: String, events: [Int64]) -> SQLStatement {
+        """
+        SELECT d.event, o.event_id, o.user_id, o.body, d.attempts, o.at
+        FROM event_deliveries AS d JOIN outbound_events AS o ON o.id = d.event
+        WHERE d.endpoint = \(endpoint) AND d.event IN (\(list: events)) ORDER BY d.event
+        """
+    }
+
+    public static func delivery(_ row: inout some ColumnReader) throws -> EventDelivery {
+        EventDelivery(
+            outboxID: try row.column(), eventID: try row.column(), userID: try row.column(), body: try row.column(),
+            attempts: Int(try row.column() as Int64), writtenAtMs: try row.column())
+    }
+
+    /// One outcome on its delivery: a success whoever holds the lease, a failure only by its holder.
+    public static func settle(_ outcome: DeliveryOutcome, endpoint: String, owner: String) -> SQLStatement {
+        let release: SQLStatement = """
+            attempts = attempts + 1, last_status = \(outcome.status), last_error = \(outcome.error), lease_owner = NULL, lease_expires_at = NULL
+            """
+        switch outcome.result {
+        case .delivered:
+            return """
+                UPDATE event_deliveries SET state = 'delivered', delivered_at = \(outcome.atMs), \(release)
+                WHERE endpoint = \(endpoint) AND event = \(outcome.outboxID) AND state = 'pending'
+                """
+        case .retry(let next):
+            return """
+                UPDATE event_deliveries SET next_attempt_at = \(next), \(release)
+                WHERE endpoint = \(endpoint) AND event = \(outcome.outboxID) AND state = 'pending' AND lease_owner = \(owner)
+                """
+        case .dead:
+            return """
+                UPDATE event_deliveries SET state = 'dead', \(release)
+                WHERE endpoint = \(endpoint) AND event = \(outcome.outboxID) AND state = 'pending' AND lease_owner = \(owner)
+                """
+        }
+    }
+
+    public static func nextDue(_ endpoint: String) -> SQLStatement {
+        "SELECT min(next_attempt_at) FROM event_deliveries WHERE endpoint = \(endpoint) AND state = 'pending'"
+    }
+
+    // MARK: The operator's commands
+
+    /// Events with their deliveries, newest first, read by ``stored(_:)``.
+    public static func list(_ filter: EventFilter, limit: Int) -> SQLStatement {
+        let condition: String
+        switch filter {
+        case .all: condition = ""
+        case .pending: condition = "WHERE d.state = 'pending'"
+        case .failed: condition = "WHERE d.state = 'dead'"
+        }
+        return """
+            SELECT o.id, o.event_id, o.type, o.user_id, o.at, d.endpoint, d.state, COALESCE(d.attempts, 0), d.last_status, d.last_error
+            FROM outbound_events AS o LEFT JOIN event_deliveries AS d ON d.event = o.id \(unescaped: condition)
+            ORDER BY o.id DESC, d.endpoint LIMIT \(limit)
+            """
+    }
+
+    public static func stored(_ row: inout some ColumnReader) throws -> StoredEvent {
+        StoredEvent(
+            outboxID: try row.column(), eventID: try row.column(), type: try row.column(), userID: try row.column(), atMs: try row.column(),
+            endpoint: try row.column(), state: try row.column(), attempts: Int(try row.column() as Int64), lastStatus: (try row.column() as Int64?).map(Int.init),
+            lastError: try row.column())
+    }
+
+    public static func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) -> SQLStatement {
+        let events: SQLStatement
+        switch selection {
+        case .id(let id): events = "SELECT id FROM outbound_events WHERE event_id = \(id)"
+        case .since(let ms): events = "SELECT id FROM outbound_events WHERE at >= \(ms)"
+        }
+        let onEndpoint: SQLStatement = endpoint.map { " AND endpoint = \($0)" } ?? ""
+        return """
+            UPDATE event_deliveries SET state = 'pending', attempts = 0, next_attempt_at = \(nowMs), delivered_at = NULL,
+                last_status = NULL, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL
+            WHERE event IN (\(events))\(onEndpoint)
+            """
+    }
+
+    /// Events older than `beforeMs` that no delivery waits for (their deliveries go with them).
+    public static func prune(writtenBeforeMs: Int64) -> SQLStatement {
+        """
+        DELETE FROM outbound_events WHERE at < \(writtenBeforeMs)
+            AND NOT EXISTS (SELECT 1 FROM event_deliveries AS d WHERE d.event = outbound_events.id AND d.state = 'pending')
+        """
+    }
+
+    public static let countsByState: SQLStatement = "SELECT state, count(*) FROM event_deliveries GROUP BY state"
+    public static let eventCount: SQLStatement = "SELECT count(*) FROM outbound_events"
+}

@@ -1,0 +1,32 @@
+/// The SQL of the outbox (`outbound_events`) both stores run: the insert beside an audit row, and
+/// the JSON row PostgreSQL inserts many of at once.
+public enum OutboxSQL {
+    /// The outbox's columns, in the order of ``insert(_:)`` and ``recordJSON(_:)``.
+    public static let columns = "event_id, type, user_id, subscription_id, audit_event_id, source, apple_at, at, body"
+
+    /// ``columns``, each prefixed by `alias` and a dot.
+    public static func columns(of alias: String) -> String {
+        columns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
+    }
+
+    /// `event` as one outbox row, in the caller's transaction (the change's).
+    public static func insert(_ e: OutboundEvent) -> SQLStatement {
+        """
+        INSERT INTO outbound_events (\(unescaped: columns))
+        VALUES (\(e.eventID), \(e.kind.rawValue), \(e.userID), \(e.subscriptionID), \(e.auditEventID), \(e.source), \(e.appleAtMs), \(e.atMs), \(e.body))
+        """
+    }
+
+    /// `event` as a JSON object of the columns, for `jsonb_to_recordset` (``recordsetColumns``).
+    public static func recordJSON(_ e: OutboundEvent) -> String {
+        """
+        {"event_id":\(JSONText.quoted(e.eventID)),"type":\(JSONText.quoted(e.kind.rawValue)),"user_id":\(JSONText.quoted(e.userID)),\
+        "subscription_id":\(e.subscriptionID),"audit_event_id":\(e.auditEventID),"source":\(JSONText.quoted(e.source)),\
+        "apple_at":\(JSONText.number(e.appleAtMs)),"at":\(e.atMs),"body":\(JSONText.quoted(e.body))}
+        """
+    }
+
+    /// The column definitions of ``recordJSON(_:)`` rows, for PostgreSQL's `jsonb_to_recordset`.
+    public static let recordsetColumns =
+        "event_id text, type text, user_id text, subscription_id bigint, audit_event_id bigint, source text, apple_at bigint, at bigint, body text"
+}
