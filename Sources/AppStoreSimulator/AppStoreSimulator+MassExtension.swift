@@ -1,6 +1,10 @@
 import Foundation
 
 extension AppStoreSimulator {
+    /// A mass request takes this long in simulated time: Apple says hours or days; minutes keep
+    /// tests short while still needing the status to be asked more than once.
+    public static let massExtensionDurationMs: Int64 = 10 * 60_000
+
     /// Extend Subscription Renewal Dates for All Active Subscribers (`POST …/extend/mass`): checks
     /// the body as the single request does, plus `productId` (4000023 for one the app does not
     /// sell) and `storefrontCountryCodes` (4000027 an empty list, 4000028 a code that is not

@@ -278,5 +278,28 @@ enum PostgresSchema {
             "ALTER TABLE app_store_notifications ADD COLUMN apple_status INTEGER",
             "ALTER TABLE app_store_notifications ADD COLUMN status_agrees SMALLINT",
         ]),
+        Migration(identifier: "v12: renewal extensions", statements: [
+            // `extend --all`: each request for Extend Subscription Renewal Dates for All Active
+            // Subscribers, by Apple's request identifier, recorded before it is sent (a command
+            // killed mid-way sends it again, which Apple takes once), whether Apple took or refused
+            // it, and Apple's last status (`extend status`, the nightly run) until it is complete.
+            """
+            CREATE TABLE renewal_extensions (
+                request_identifier TEXT PRIMARY KEY,
+                product_id TEXT NOT NULL,
+                extend_by_days INTEGER NOT NULL,
+                reason_code INTEGER NOT NULL,
+                storefront_country_codes TEXT,
+                environment TEXT NOT NULL,
+                requested_at BIGINT NOT NULL,
+                accepted_at BIGINT,
+                apple_error INTEGER,
+                checked_at BIGINT,
+                completed_at BIGINT,
+                succeeded_count BIGINT,
+                failed_count BIGINT
+            )
+            """,
+        ]),
     ]
 }

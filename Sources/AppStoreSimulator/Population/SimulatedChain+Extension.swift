@@ -33,14 +33,17 @@ extension SimulatedChain {
     }
 
     /// Extends the period current at `ms` by `days`: its expiry and every instant the chain
-    /// recorded at or after the old expiry (renewals, retries, lapses, changes) move by as much.
+    /// recorded from its next charge or the old expiry on (renewals, retries, lapses, changes) move
+    /// by as much.
     mutating func extendRenewal(
         at ms: Int64, days: Int, requestIdentifier: String, familyMembersIncluded: Bool = false
     ) -> Result<RenewalExtension, ExtensionRefusal> {
         if let refusal = extensionRefusal(at: ms, familyMembersIncluded: familyMembersIncluded) { return .failure(refusal) }
         let current = current(at: ms)!
         let old = current.expiresMs, by = Int64(days) * Catalog.dayMs
-        func moved(_ t: Int64) -> Int64 { t >= old ? t + by : t }
+        // The App Store charges a renewal a little before the period ends: that charge moves too.
+        let from = min(old, transactions.filter { $0.purchaseMs > ms }.map(\.purchaseMs).min() ?? old)
+        func moved(_ t: Int64) -> Int64 { t >= from ? t + by : t }
         func moved(_ t: Int64?) -> Int64? { t.map(moved) }
         for index in transactions.indices {
             var t = transactions[index]

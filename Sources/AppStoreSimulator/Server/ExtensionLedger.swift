@@ -23,7 +23,5 @@ struct ExtensionLedger: Sendable {
     var single: [String: (originalTransactionID: String, status: Int, body: String)] = [:]
     var mass: [String: MassRequest] = [:]
 
-    /// A mass request takes this long in simulated time: Apple says hours or days; minutes keep
-    /// tests short while still needing the status to be asked more than once.
-    static let massDurationMs: Int64 = 10 * 60_000
+    static var massDurationMs: Int64 { AppStoreSimulator.massExtensionDurationMs }
 }
