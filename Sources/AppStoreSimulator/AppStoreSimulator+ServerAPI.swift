@@ -43,25 +43,37 @@ extension AppStoreSimulator {
         }
         if fault == .droppedConnection { return recordServerAPI(SimulatedAnswer(reply: .drop, delay: latency), "fault_\(FaultConfiguration.ServerAPIFault.droppedConnection.rawValue)") }
 
+        if request.endpoint == .orderLookup {
+            let json = ServerAPIResponseBuilder.orderLookup(orderTransaction(request.transactionID, environment: request.environment, at: clock), at: clock, configuration: configuration, sign: pki.sign)
+            return recordServerAPI(SimulatedAnswer(reply: .json(Self.serializeServerAPI(json)), delay: latency), "status_200")
+        }
         guard let found = population.transaction(id: request.transactionID), found.transaction.purchaseMs <= clock,
             found.subscriber.environment == request.environment.rawValue
         else { return recordServerAPI(SimulatedAnswer(reply: Self.apiError(404, 4_040_010, "Transaction id not found."), delay: latency), "error_4040010") }
         let pki = self.pki
+        // The paged endpoints' `revision`: this simulator's own token, or Apple's 4000005.
+        var offset = 0
+        if let revisionText {
+            guard let revision = HistoryRevision(token: revisionText) else {
+                return recordServerAPI(SimulatedAnswer(reply: Self.apiError(400, 4_000_005, "Invalid request revision."), delay: latency), "error_4000005")
+            }
+            offset = revision.offset
+        }
         var json: [String: Any]
         switch request.endpoint {
         case .allSubscriptionStatuses:
             let filter = request.query["status"].map { Set($0.compactMap { Int($0) }) }
             json = ServerAPIResponseBuilder.statuses(found.subscriber, at: clock, configuration: configuration, statuses: filter, sign: pki.sign)
         case .transactionHistory:
-            var offset = 0
-            if let revisionText {
-                guard let revision = HistoryRevision(token: revisionText) else {
-                    return recordServerAPI(SimulatedAnswer(reply: Self.apiError(400, 4_000_005, "Invalid request revision."), delay: latency), "error_4000005")
-                }
-                offset = revision.offset
-            }
             let descending = request.query["sort"]?.first == "DESCENDING"
             json = ServerAPIResponseBuilder.history(found.subscriber, at: clock, configuration: configuration, offset: offset, descending: descending, sign: pki.sign)
+        case .transactionInfo:
+            json = ["signedTransactionInfo": pki.sign(ServerAPIResponseBuilder.transaction(
+                found.transaction, chain: found.chain, environment: found.subscriber.environment, bundleID: configuration.bundleID, at: clock))]
+        case .refundHistory:
+            json = ServerAPIResponseBuilder.refunds(found.subscriber, at: clock, configuration: configuration, offset: offset, sign: pki.sign)
+        case .orderLookup:
+            return recordServerAPI(SimulatedAnswer(reply: Self.apiError(500, 5_000_000, "An unknown error occurred."), delay: latency), "error_5000000")
         }
         var outcome = "status_200"
         var delay = latency
@@ -77,7 +89,9 @@ extension AppStoreSimulator {
 
     /// Changes the first signed transaction of a StatusResponse or HistoryResponse after signing.
     static func tamperFirstTransaction(_ json: inout [String: Any]) {
-        if var signed = json["signedTransactions"] as? [String], !signed.isEmpty {
+        if let signed = json["signedTransactionInfo"] as? String {
+            json["signedTransactionInfo"] = SimulatorPKI.tampered(signed)
+        } else if var signed = json["signedTransactions"] as? [String], !signed.isEmpty {
             signed[0] = SimulatorPKI.tampered(signed[0])
             json["signedTransactions"] = signed
         } else if var data = json["data"] as? [[String: Any]], var last = data.first?["lastTransactions"] as? [[String: Any]],

@@ -6,7 +6,9 @@ import Synchronization
 /// population, clock and faults (``answerServerAPI(_:)``). The HTTP layer (`SimulatorServer`) only
 /// carries bytes to ``answer(environment:body:)`` and ``answerServerAPI(_:)``.
 public final class AppStoreSimulator: Sendable {
-    public let population: Population
+    /// The population as Apple's record holds it now: a renewal-date extension rewrites a chain.
+    public var population: Population { records.withLock { $0 } }
+    let records: Mutex<Population>
     /// The test PKI that signs the Server API's transactions; trust ``SimulatorPKI/rootCertificateDER``.
     public let pki: SimulatorPKI
     /// The In-App Purchase key the Server API expects bearer tokens to be signed with.
@@ -19,6 +21,8 @@ public final class AppStoreSimulator: Sendable {
     /// Every App Store Server API request (both environments, both endpoints), for the rate that
     /// the workers of one database keep together (`/simulator/arrivals`).
     public let serverAPIArrivals = ArrivalWindow()
+    /// Renewal-date extension requests, single and mass.
+    let ledger = Mutex(ExtensionLedger())
     /// The last reading of Get Notification History: its key, the outbox's size then, its records.
     let historyReading = Mutex<(key: String, count: Int, records: [NotificationOutbox.Record])?>(nil)
 
@@ -32,7 +36,7 @@ public final class AppStoreSimulator: Sendable {
 
     /// `serverAPIKey` defaults to a fresh key; the signing PKI is always fresh (random per process).
     public init(population: Population, faults: FaultConfiguration = .none, clockMs: Int64? = nil, serverAPIKey: SimulatedInAppPurchaseKey = SimulatedInAppPurchaseKey()) {
-        self.population = population
+        records = Mutex(population)
         self.serverAPIKey = serverAPIKey
         pki = SimulatorPKI.forSimulator(startMs: population.configuration.startMs)
         state = Mutex(State(clockMs: clockMs ?? population.configuration.startMs, faults: faults))
@@ -47,6 +51,7 @@ public final class AppStoreSimulator: Sendable {
             $0.clockMs = ms
             $0.attempts.removeAll(keepingCapacity: true)
         }
+        completeMassExtensions(through: ms)
     }
 
     public var faults: FaultConfiguration { state.withLock { $0.faults } }

@@ -319,5 +319,28 @@ enum PostgresSchema {
             "CREATE INDEX event_deliveries_pending ON event_deliveries(endpoint, user_id, event) WHERE state = 'pending'",
             "CREATE INDEX event_deliveries_event ON event_deliveries(event)",
         ]),
+        Migration(identifier: "v13: renewal extensions", statements: [
+            // `extend --all`: each request for Extend Subscription Renewal Dates for All Active
+            // Subscribers, by Apple's request identifier, recorded before it is sent (a command
+            // killed mid-way sends it again, which Apple takes once), whether Apple took or refused
+            // it, and Apple's last status (`extend status`, the nightly run) until it is complete.
+            """
+            CREATE TABLE renewal_extensions (
+                request_identifier TEXT PRIMARY KEY,
+                product_id TEXT NOT NULL,
+                extend_by_days INTEGER NOT NULL,
+                reason_code INTEGER NOT NULL,
+                storefront_country_codes TEXT,
+                environment TEXT NOT NULL,
+                requested_at BIGINT NOT NULL,
+                accepted_at BIGINT,
+                apple_error INTEGER,
+                checked_at BIGINT,
+                completed_at BIGINT,
+                succeeded_count BIGINT,
+                failed_count BIGINT
+            )
+            """,
+        ]),
     ]
 }

@@ -310,6 +310,29 @@ enum SQLiteSchema {
                 CREATE INDEX event_deliveries_event ON event_deliveries(event);
                 """)
         }
+        migrator.registerMigration("v14: renewal extensions") { db in
+            // `extend --all`: each request for Extend Subscription Renewal Dates for All Active
+            // Subscribers, by Apple's request identifier, recorded before it is sent (a command
+            // killed mid-way sends it again, which Apple takes once), whether Apple took or refused
+            // it, and Apple's last status (`extend status`, the nightly run) until it is complete.
+            try db.execute(sql: """
+                CREATE TABLE renewal_extensions (
+                    request_identifier TEXT PRIMARY KEY,
+                    product_id TEXT NOT NULL,
+                    extend_by_days INTEGER NOT NULL,
+                    reason_code INTEGER NOT NULL,
+                    storefront_country_codes TEXT,
+                    environment TEXT NOT NULL,
+                    requested_at INTEGER NOT NULL,
+                    accepted_at INTEGER,
+                    apple_error INTEGER,
+                    checked_at INTEGER,
+                    completed_at INTEGER,
+                    succeeded_count INTEGER,
+                    failed_count INTEGER
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -72,7 +72,8 @@ struct PollCommand {
                 .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots), inbox: store, logger: logger)
             do {
                 try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in
-                    let catchUp = NotificationCatchUp(client: ServerAPIClient(configuration: configuration, http: http), receiver: receiver, inbox: store)
+                    let client = ServerAPIClient(configuration: configuration, http: http)
+                    let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: store)
                     for environment in [AppStoreEnvironment.production, .sandbox] {
                         do {
                             covered[environment.rawValue] = try await catchUp.run(environment, nowMs: job.nowMs, logger: logger).coveredFromMs
@@ -82,6 +83,7 @@ struct PollCommand {
                                 metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
                         }
                     }
+                    await followMassExtensions(SupportDesk(store: store, bundleID: appStore.bundleID), client: client, logger: logger)
                 }
             } catch {
                 logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
@@ -91,6 +93,23 @@ struct PollCommand {
             logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
         }
         return covered
+    }
+
+    /// Asks Apple how far each pending mass renewal-date extension got (`extend status` does the
+    /// same); a failure is a warning, and the next night or `extend status` asks again.
+    func followMassExtensions(_ desk: SupportDesk, client: ServerAPIClient, logger: Logger) async {
+        do {
+            for request in try await desk.followMassExtensions(client: client, nowMs: job.nowMs, logger: logger) where request.checkedAtMs == job.nowMs {
+                logger.notice(
+                    request.completedAtMs == nil ? "a mass renewal-date extension is in progress" : "a mass renewal-date extension is complete",
+                    metadata: [
+                        "request_identifier": "\(request.requestIdentifier)", "product_id": "\(request.productID)",
+                        "succeeded": "\(request.succeeded.map(String.init) ?? "-")", "failed": "\(request.failed.map(String.init) ?? "-")",
+                    ])
+            }
+        } catch {
+            logger.warning("could not ask Apple how far the mass renewal-date extensions got; `extend status` or the next night asks again", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The secrets each backend in use needs: verifyReceipt the shared secret, the Server API its

@@ -24,16 +24,7 @@ extension StatusPoller {
                     throw ExitCode(1)
                 }
                 for (row, bookkeeping) in rows {
-                    let state = row.state
-                    let entitlement = state.entitlement(at: nowMs)
-                    print("subscription \(row.id)  user \(row.userID)  →  \(entitlement.rawValue), \(entitlement.isEntitled ? "ENTITLED" : "not entitled") at \(Display.time(nowMs))")
-                    for column in ContractColumn.allCases {
-                        print("  \(column.rawValue.padded(24)) \(column.value(in: state).text(time: Display.time, flag: { $0 ? "1" : "0" }))")
-                    }
-                    print("  last verified            \(Display.optionalTime(bookkeeping.lastVerifiedAt))")
-                    print("  last attempt             \(Display.optionalTime(bookkeeping.lastAttemptAt))\(bookkeeping.lastErrorReason.map { "  failed: \($0) — \(bookkeeping.lastError ?? "")" } ?? "")")
-                    if bookkeeping.consecutiveFailures > 0 { print("  consecutive failures     \(bookkeeping.consecutiveFailures)") }
-                    if row.receiptUploaded { print("  a new receipt was uploaded; the next run verifies it") }
+                    for line in RowText.lines(row, bookkeeping, nowMs: nowMs) { print(line) }
                 }
             }
         }

@@ -30,6 +30,10 @@ public struct LifecycleEvent: Sendable, Equatable {
         case revoked
         /// A renewal charge failed inside a billing grace period (`DID_FAIL_TO_RENEW/GRACE_PERIOD`).
         case failedToRenewInGracePeriod
+        /// Apple extended the renewal date (`RENEWAL_EXTENDED`; V2 only): the period ends later.
+        case renewalExtended
+        /// A mass extension could not extend this subscription (`RENEWAL_EXTENSION/FAILURE`; V2 only).
+        case renewalExtensionFailed
     }
 
     public var kind: Kind
@@ -71,6 +75,8 @@ public struct LifecycleEvent: Sendable, Equatable {
         case .refundReversed, .earlierRefundReversed: ("REFUND_REVERSED", nil)
         case .revoked: ("REVOKE", nil)
         case .failedToRenewInGracePeriod: ("DID_FAIL_TO_RENEW", "GRACE_PERIOD")
+        case .renewalExtended: ("RENEWAL_EXTENDED", nil)
+        case .renewalExtensionFailed: ("RENEWAL_EXTENSION", "FAILURE")
         }
     }
 
@@ -91,13 +97,15 @@ public struct LifecycleEvent: Sendable, Equatable {
         case .revoked: "REVOKE"
         // V1's CONSUMPTION_REQUEST is for consumables only; it has no declined or reversed refund.
         case .refundRequested, .refundDeclined, .refundReversed, .earlierRefundReversed: nil
+        // Renewal-date extensions came with notifications V2.
+        case .renewalExtended, .renewalExtensionFailed: nil
         }
     }
 
     /// Whether the truth's columns change with it: not with a refund request, a declined one, or
     /// the refund of an earlier period and its reversal (the current period stays as it was).
     public var changesEntitlement: Bool {
-        ![.refundRequested, .refundDeclined, .refundedEarlierPeriod, .earlierRefundReversed].contains(kind)
+        ![.refundRequested, .refundDeclined, .refundedEarlierPeriod, .earlierRefundReversed, .renewalExtensionFailed].contains(kind)
     }
 
     /// The events the demo reports apart: money coming back and money going out.
@@ -138,6 +146,7 @@ extension SimulatedChain {
             if !retry.recovered { add(.expiredAfterBillingRetry, retry.endMs) }
         }
         for lapse in lapses where lapse.intent == 1 { add(.expiredVoluntarily, lapse.atMs) }
+        for granted in extensions { add(.renewalExtended, granted.atMs) }
         // Renewal status changes other than those a purchase or a refund makes itself.
         let refunds = Set(transactions.compactMap(\.refundedAtMs))
         for (index, change) in autoRenew.enumerated() where index > 0 && purchased[change.atMs] == nil && !refunds.contains(change.atMs) {

@@ -29,6 +29,15 @@ enum NotificationBuilder {
         return pki.sign(payload)
     }
 
+    /// V2 `RENEWAL_EXTENSION/SUMMARY`: a `summary` instead of `data`, as Apple sends it when a
+    /// mass extension completes.
+    static func summary(_ summary: [String: Any], uuid: String, atMs: Int64, pki: SimulatorPKI) -> String {
+        pki.sign([
+            "notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY", "notificationUUID": uuid, "signedDate": atMs, "version": "2.0",
+            "summary": summary,
+        ])
+    }
+
     /// V2 `TEST`: no data but the app's.
     static func test(uuid: String, atMs: Int64, environment: String, configuration: PopulationConfiguration, pki: SimulatorPKI) -> String {
         let data = ServerAPIResponseBuilder.head(environment: environment, configuration: configuration)

@@ -98,6 +98,22 @@ public struct NotificationOutbox: Sendable {
         return id
     }
 
+    /// A `RENEWAL_EXTENSION/SUMMARY` of a completed mass extension, due at `ms`.
+    mutating func scheduleSummary(_ summary: [String: Any], at ms: Int64, configuration: PopulationConfiguration, pki: SimulatorPKI) {
+        guard version == 2 else { return }
+        let id = Self.uuid(seed: configuration.seed, "SUMMARY|\(summary["requestIdentifier"] ?? "")", ms, 0)
+        let signed = NotificationBuilder.summary(summary, uuid: id, atMs: ms, pki: pki)
+        let retries = summary["environment"] as? String == "Sandbox" ? [] : Self.version2Retries
+        add(Record(
+            id: id, version: 2, event: nil, body: NotificationBuilder.body(signed), signedPayload: signed, firstAttemptMs: ms, nextAttemptMs: ms, retriesLeft: retries))
+    }
+
+    /// An event that happened at the clock (an extension Apple granted on request), which the
+    /// events read from the chains may have passed already; scheduled once whichever comes first.
+    mutating func scheduleNow(_ event: LifecycleEvent, population: Population, pki: SimulatorPKI) {
+        schedule(event, population: population, pki: pki)
+    }
+
     public func record(id: String) -> Record? { index[id].map { records[$0] } }
 
     private mutating func schedule(_ event: LifecycleEvent, population: Population, pki: SimulatorPKI) {

@@ -1,8 +1,10 @@
-/// The whole simulated population, generated once from the configuration's seed. Immutable:
-/// answers and truths are read from it at any instant, from any number of requests at once.
+/// The whole simulated population, generated once from the configuration's seed. A value: answers
+/// and truths are read from a copy at any instant, from any number of requests at once; only a
+/// renewal-date extension rewrites a chain (``extendRenewal(originalTransactionID:atMs:days:requestIdentifier:)``),
+/// as Apple's own record changes then.
 public struct Population: Sendable {
     public let configuration: PopulationConfiguration
-    public let subscribers: [SimulatedSubscriber]
+    public private(set) var subscribers: [SimulatedSubscriber]
     private let indexByUserID: [String: Int]
     /// Each chain's place, by its original transaction id. Renewals' ids extend it (see
     /// `ChainGenerator`), so this small index finds every transaction id without listing them all:
@@ -49,6 +51,18 @@ public struct Population: Sendable {
             }
         }
         return nil
+    }
+
+    /// The subscriber and chain of an original transaction id.
+    func place(ofChain originalTransactionID: String) -> (subscriber: Int, chain: Int)? {
+        chainByOriginalTransactionID[originalTransactionID].map { ($0.subscriber, $0.chain) }
+    }
+
+    /// Rewrites one chain (a renewal-date extension); nil when the id names no chain.
+    mutating func modifyChain<R>(_ originalTransactionID: String, _ body: (inout SimulatedChain, SimulatedSubscriber) -> R) -> R? {
+        guard let place = chainByOriginalTransactionID[originalTransactionID] else { return nil }
+        let subscriber = subscribers[place.subscriber]
+        return body(&subscribers[place.subscriber].chains[place.chain], subscriber)
     }
 
     private static func generate(index: Int, _ configuration: PopulationConfiguration) -> SimulatedSubscriber {

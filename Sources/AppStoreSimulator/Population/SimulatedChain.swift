@@ -78,6 +78,8 @@ public struct SimulatedChain: Sendable {
     public var lapses: [Lapse] = []
     /// What the customer bought after the first purchase, in order.
     public var purchases: [Purchase] = []
+    /// The renewal-date extensions Apple granted, in order.
+    public var extensions: [RenewalExtension] = []
 
     init(originalTransactionID: String, groupID: String) {
         self.originalTransactionID = originalTransactionID

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 
 extension LeanStandIn {
-    /// The Server API routes of the stand-in: both endpoints under both bases.
+    /// The Server API routes of the stand-in: the two endpoints a run asks, under both bases.
     func addServerAPIRoutes(_ router: Router<BasicRequestContext>) {
         // The Server API requests received, and the most in any one second (then counted afresh).
         router.post("simulator/arrivals") { _, _ in
@@ -15,7 +15,7 @@ extension LeanStandIn {
         }
         SimulatorServer.addNotificationHistoryRoutes(router)
         for (prefix, environment) in [("", "Production"), ("sandbox/", "Sandbox")] {
-            for endpoint in ServerAPIRequest.Endpoint.allCases {
+            for endpoint in [ServerAPIRequest.Endpoint.allSubscriptionStatuses, .transactionHistory] {
                 router.get("\(prefix)\(endpoint.rawValue)/:transactionId") { request, context in
                     serverAPIArrivals.arrived()
                     let id = context.parameters.get("transactionId") ?? ""
@@ -60,7 +60,7 @@ extension LeanStandIn {
                 ]
                 let item: [String: Any] = ["status": 1, "originalTransactionId": id, "signedTransactionInfo": signedTransaction, "signedRenewalInfo": pki.sign(renewal)]
                 head["data"] = [["subscriptionGroupIdentifier": "20000001", "lastTransactions": [item]] as [String: Any]]
-            case .transactionHistory:
+            case .transactionHistory, .transactionInfo, .orderLookup, .refundHistory:
                 head["signedTransactions"] = [signedTransaction]
                 head["hasMore"] = false
                 head["revision"] = HistoryRevision(offset: 1).token

@@ -39,6 +39,8 @@ extension SimulatorServer {
                 if let grace = truth.gracePeriodExpiresAtMs { o["grace_period_expires_at"] = grace }
                 if let intent = truth.expirationIntent { o["expiration_intent"] = intent }
                 if let cancelled = truth.cancelledAtMs { o["cancelled_at"] = cancelled }
+                // The order id on the receipt Apple e-mailed for the current transaction (`lookup --order-id`).
+                if let order = simulator.orderID(ofTransaction: truth.transactionID) { o["order_id"] = order }
                 return o
             }
             return json(["user_id": userID, "environment": subscriber.environment, "now_ms": at, "chains": chains])

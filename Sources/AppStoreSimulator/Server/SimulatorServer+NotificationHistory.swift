@@ -29,7 +29,7 @@ extension SimulatorServer {
         }
     }
 
-    private static func jsonResponse(_ status: Int, _ body: Data) -> Response {
+    static func jsonResponse(_ status: Int, _ body: Data) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .init(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))

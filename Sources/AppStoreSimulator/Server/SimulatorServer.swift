@@ -99,6 +99,7 @@ public enum SimulatorServer {
         }
         addServerAPIRoutes(router, simulator)
         addNotificationHistoryRoutes(router, simulator)
+        addExtensionRoutes(router, simulator)
         addAdminRoutes(router, simulator)
         return router
     }

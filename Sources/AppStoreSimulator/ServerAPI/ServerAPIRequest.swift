@@ -9,11 +9,17 @@ public struct ServerAPIRequest: Sendable {
         case allSubscriptionStatuses = "inApps/v1/subscriptions"
         /// Get Transaction History, version 2.
         case transactionHistory = "inApps/v2/history"
+        /// Get Transaction Info.
+        case transactionInfo = "inApps/v1/transactions"
+        /// Look Up Order ID: the path's id is an order id.
+        case orderLookup = "inApps/v1/lookup"
+        /// Get Refund History, version 2.
+        case refundHistory = "inApps/v2/refund/lookup"
     }
 
     public var environment: SimulatedEnvironment
     public var endpoint: Endpoint
-    /// The `{transactionId}` path segment.
+    /// The `{transactionId}` path segment (`{orderId}` for Look Up Order ID).
     public var transactionID: String
     /// The `Authorization` header, if any.
     public var authorization: String?

@@ -1,5 +1,5 @@
-/// Who brought an answer about a row: a nightly run, a backfill, or an App Store Server
-/// Notification. The audit trail records it (`subscription_events.source`, `notification_id`), so
+/// Who brought an answer about a row: a nightly run, a backfill, an App Store Server
+/// Notification, or an operator's renewal-date extension. The audit trail records it (`subscription_events.source`, `notification_id`), so
 /// a change can be traced to what caused it.
 public enum Provenance: Sendable, Equatable {
     /// A nightly run (nil: a write outside any recorded run, as a test's).
@@ -8,13 +8,15 @@ public enum Provenance: Sendable, Equatable {
     case backfill(runID: Int64)
     /// A notification Apple signed at `signedAtMs`, of `type`, with its `notificationUUID`.
     case notification(notificationUUID: String, type: String, signedAtMs: Int64)
+    /// `extend`: Apple's signed status asked right after it extended the renewal date.
+    case extended(requestIdentifier: String)
 
     /// The run that brought it, if a run did.
     public var runID: Int64? {
         switch self {
         case .poll(let runID): return runID
         case .backfill(let runID): return runID
-        case .notification: return nil
+        case .notification, .extended: return nil
         }
     }
 
@@ -24,6 +26,7 @@ public enum Provenance: Sendable, Equatable {
         case .poll: return "poll"
         case .backfill: return "backfill"
         case .notification: return "notification"
+        case .extended: return "extended"
         }
     }
 

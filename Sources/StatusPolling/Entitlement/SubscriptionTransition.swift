@@ -23,6 +23,8 @@ public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, Cod
     case upgraded
     /// A contract column changed in another way (auto-renew back on, environment, intent, …).
     case otherChange = "other_change"
+    /// The same period ends later: Apple extended its renewal date (`extend`, `RENEWAL_EXTENDED`).
+    case extended
     /// Nothing changed.
     case unchanged
 
@@ -37,6 +39,8 @@ public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, Cod
         let wasRetrying = old.isInBillingRetry || old.gracePeriodExpiresAt != nil
         if let newExpiry = new.expiresAt, newExpiry > (old.expiresAt ?? .min) {
             if old.productID != nil, new.productID != old.productID { return .upgraded }
+            // The same period ends later: Apple extended the renewal date; nothing was paid.
+            if !wasRetrying, let period = new.transactionID, period == old.transactionID, old.expiresAt != nil { return .extended }
             return wasRetrying ? .recovered : .renewed
         }
         if new.productID != old.productID, old.productID != nil { return .upgraded }

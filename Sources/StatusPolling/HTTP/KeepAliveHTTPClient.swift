@@ -68,6 +68,12 @@ public final class KeepAliveHTTPClient: Sendable {
         try await send(.GET, endpoint, headers: headers, body: ByteBuffer(), timeout: timeout)
     }
 
+    /// PUTs `body` (Extend a Subscription Renewal Date), as ``post(_:headers:body:timeout:)``: a
+    /// request sent again on a new connection is safe, because Apple takes a request identifier once.
+    public func put(_ endpoint: HTTPEndpoint, headers: HTTPHeaders, body: ByteBuffer, timeout: Duration) async throws -> HTTPResponse {
+        try await send(.PUT, endpoint, headers: headers, body: body, timeout: timeout)
+    }
+
     private func send(_ method: HTTPMethod, _ endpoint: HTTPEndpoint, headers: HTTPHeaders, body: ByteBuffer, timeout: Duration) async throws -> HTTPResponse {
         let deadline = NIODeadline.now() + TimeAmount(timeout)
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: endpoint.target, headers: headers)

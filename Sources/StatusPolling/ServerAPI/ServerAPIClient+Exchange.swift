@@ -36,8 +36,8 @@ extension ServerAPIClient {
     }
 
     /// Sends one request for `path` to `environment`'s base URL, in the rate limit: a GET, or a
-    /// POST of `json` when given. Throws only `CancellationError`.
-    func send(path: String, to environment: AppStoreEnvironment, json: [UInt8]? = nil) async throws -> Exchange {
+    /// POST of `json` when given (a PUT with `put`). Throws only `CancellationError`.
+    func send(path: String, to environment: AppStoreEnvironment, json: [UInt8]? = nil, put: Bool = false) async throws -> Exchange {
         let base = environment == .production ? endpoints.production : endpoints.sandbox
         guard let endpoint = base?.appending(path: path) else {
             let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
@@ -51,7 +51,9 @@ extension ServerAPIClient {
         do {
             if let json {
                 headers.add(name: "Content-Type", value: "application/json")
-                response = try await http.post(endpoint, headers: headers, body: ByteBuffer(bytes: json), timeout: configuration.requestTimeout)
+                response = put
+                    ? try await http.put(endpoint, headers: headers, body: ByteBuffer(bytes: json), timeout: configuration.requestTimeout)
+                    : try await http.post(endpoint, headers: headers, body: ByteBuffer(bytes: json), timeout: configuration.requestTimeout)
             } else {
                 response = try await http.get(endpoint, headers: headers, timeout: configuration.requestTimeout)
             }

@@ -36,19 +36,20 @@ extension ServerAPIClient {
         return try decode(NotificationHistoryResponse.Record.self, answer, environment: environment, what: "test notification status")
     }
 
-    /// One request with the retries the notification endpoints share: in the rate limit; 429
-    /// (lowering the rate and waiting for `Retry-After`), Apple's retryable codes and transport
-    /// failures retried with the policy's backoff. Returns the body of a success, or nil when Apple
-    /// answered `notFoundCode`.
-    private func exchange(
-        path: String, in environment: AppStoreEnvironment, json: [UInt8]?, what: String, notFoundCode: Int? = nil, logger: Logger
+    /// One request with the retries the notification and support endpoints share: in the rate
+    /// limit; 429 (lowering the rate and waiting for `Retry-After`), Apple's retryable codes and
+    /// transport failures retried with the policy's backoff. Returns the body of a success, or nil
+    /// when Apple answered `notFoundCode`; any other code of Apple's is thrown as a
+    /// ``VerificationFailure`` whose `upstreamStatus` holds it.
+    func exchange(
+        path: String, in environment: AppStoreEnvironment, json: [UInt8]?, put: Bool = false, what: String, notFoundCode: Int? = nil, logger: Logger
     ) async throws -> ByteBuffer? {
         var attempt = 1
         while true {
             try Task.checkCancellation()
             var failure: VerificationFailure
             var wait: Duration?
-            switch try await send(path: path, to: environment, json: json) {
+            switch try await send(path: path, to: environment, json: json, put: put) {
             case .ok(let answer, _):
                 return answer
             case .unauthorized:
@@ -81,7 +82,7 @@ extension ServerAPIClient {
         }
     }
 
-    private func decode<Answer: Decodable>(_ type: Answer.Type, _ body: ByteBuffer, environment: AppStoreEnvironment, what: String) throws -> Answer {
+    func decode<Answer: Decodable>(_ type: Answer.Type, _ body: ByteBuffer, environment: AppStoreEnvironment, what: String) throws -> Answer {
         do {
             return try JSONDecoder().decode(Answer.self, from: Data(body.readableBytesView))
         } catch {

@@ -18,9 +18,11 @@ import Testing
 
     static func received(
         _ pki: TestPKI, uuid: String, signedAt: Int64, expires: Int64, environment: String = "Production", token: String? = nil,
-        type: String = "DID_RENEW", subtype: String? = nil, receivedAt: Int64? = nil
+        type: String = "DID_RENEW", subtype: String? = nil, receivedAt: Int64? = nil, transactionID: String? = nil
     ) async throws -> ReceivedNotification {
         var transaction = Kit.transaction(["expiresDate": expires, "signedDate": signedAt, "environment": environment])
+        // A renewal is a new transaction; the same one with a later expiry is an extension.
+        if let transactionID { transaction["transactionId"] = transactionID }
         if let token { transaction["appAccountToken"] = token }
         let data = Make.data(pki, environment: environment, transaction: transaction, renewal: Kit.renewal(["signedDate": signedAt, "environment": environment]))
         let jws = Make.outer(pki, type: type, subtype: subtype, data: data, changes: ["notificationUUID": uuid, "signedDate": signedAt])
@@ -74,7 +76,7 @@ import Testing
             let pki = try TestPKI()
             let id = try await db.insert(userID: "u", receipt: "R", Self.monthly)
             let first = try await Self.received(pki, uuid: "n-1", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
-            let second = try await Self.received(pki, uuid: "n-2", signedAt: Kit.signedDate + 1_000, expires: 1_794_200_000_000)
+            let second = try await Self.received(pki, uuid: "n-2", signedAt: Kit.signedDate + 1_000, expires: 1_794_200_000_000, transactionID: "1000000199")
             let older = try await Self.received(pki, uuid: "n-0", signedAt: Kit.signedDate - 1_000, expires: 1_789_500_000_000)
             #expect(try await db.store.receive([first, second, older, second], ingest: Self.ingest, nowMs: Kit.signedDate + 5_000) == [
                 .applied, .applied, .stale, .duplicate,

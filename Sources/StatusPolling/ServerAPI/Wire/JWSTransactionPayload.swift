@@ -30,6 +30,10 @@ public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPaylo
     public var inAppOwnershipType: String?
     /// `revocationReason`: 0 another reason (e.g. a Family Sharing purchaser's refund), 1 an app issue.
     public var revocationReason: Int?
+    /// `revocationType`: "REFUND_FULL", "REFUND_PRORATED" or "FAMILY_REVOKE".
+    public var revocationType: String?
+    /// `webOrderLineItemId`: the purchase event across devices, renewals included.
+    public var webOrderLineItemId: String?
     /// `transactionReason`: "PURCHASE" or "RENEWAL".
     public var transactionReason: String?
     /// `billingPlanType` (App Store Server API 1.21): "BILLED_UPFRONT", or "MONTHLY" for a monthly
