@@ -69,13 +69,4 @@ extension SQLiteSubscriptionStore {
             return counts
         }
     }
-
-    /// A write, SQLite's errors as the store's.
-    func writing<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as DatabaseError {
-            throw Self.storeError(error, path: path, writing: true)
-        }
-    }
 }

@@ -21,13 +21,4 @@ extension SQLiteSubscriptionStore {
     public func massExtensions() async throws -> [MassExtensionRequest] {
         try await reading { db in try db.fetchAll(shared: RenewalExtensionsSQL.list()) { try RenewalExtensionsSQL.read(&$0) } }
     }
-
-    /// A write, SQLite's errors as the store's.
-    private func writing<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.write(body)
-        } catch let error as DatabaseError {
-            throw Self.storeError(error, path: path, writing: true)
-        }
-    }
 }

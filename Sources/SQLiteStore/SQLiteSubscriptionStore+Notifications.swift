@@ -70,4 +70,13 @@ extension SQLiteSubscriptionStore {
             throw Self.storeError(error, path: path)
         }
     }
+
+    /// A write, SQLite's errors as the store's (the inbox, the event feed, the extensions' ledger).
+    func writing<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path, writing: true)
+        }
+    }
 }

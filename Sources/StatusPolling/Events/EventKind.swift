@@ -26,6 +26,9 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
     case refundReversed = "refund_reversed"
     /// Apple refunded an earlier period; the current one keeps its access.
     case refundedEarlierPeriod = "refunded_earlier_period"
+    /// Apple extended the current period's renewal date (`extend`, a mass extension): access lasts
+    /// longer without a new purchase.
+    case renewalExtended = "renewal_extended"
     /// Another contract column changed (environment, intent, billing plan, renewal product, …).
     case changed
 
@@ -59,6 +62,7 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
         case .autoRenewOff: return .autoRenewDisabled
         case .refunded: return .refunded
         case .refundReversed: return .refundReversed
+        case .extended: return .renewalExtended
         case .otherChange:
             return before.autoRenewStatus == false && after.autoRenewStatus == true ? .autoRenewEnabled : .changed
         }

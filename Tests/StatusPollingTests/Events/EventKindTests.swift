@@ -49,6 +49,7 @@ import Testing
         ("refund reversed", .transition(.refundReversed), with { $0.cancelledAt = t0 }, active, .refundReversed),
         ("refund of last month", .refundedEarlierPeriod, active, active, .refundedEarlierPeriod),
         ("refund of last month reversed", .refundReversedEarlierPeriod, active, active, .refundReversed),
+        ("renewal date extended", .transition(.extended), active, with { $0.expiresAt = (active.expiresAt ?? 0) + 10 * day }, .renewalExtended),
         ("another column", .transition(.otherChange), active, with { $0.renewalBillingPlanType = "MONTHLY" }, .changed),
         ("an answer older than the row's data", .stale, active, lapsed, nil),
         ("a chain another row owns", .conflict, .unverified, .unverified, nil),
@@ -75,6 +76,7 @@ import Testing
         #expect(kind(Self.active, Self.with { $0.autoRenewStatus = false }) == .autoRenewDisabled)
         #expect(kind(Self.with { $0.autoRenewStatus = false }, Self.active) == .autoRenewEnabled)
         #expect(kind(Self.active, Self.with { $0.cancelledAt = now }) == .refunded)
+        #expect(kind(Self.active, Self.with { $0.expiresAt = (Self.active.expiresAt ?? 0) + 10 * Self.day }) == .renewalExtended)
         #expect(kind(Self.active, Self.active) == nil)
     }
 
