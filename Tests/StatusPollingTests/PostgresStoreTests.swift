@@ -75,7 +75,7 @@ struct PostgresStoreTests {
         let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
         await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v13: renewal extensions")) { try await database.open() }
         #expect(await database.isReplaceableByDemo())
-        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints", "v9: rows with fresh Apple data", "v10: the build of each run", "v11: the chain's transactions, and Apple's status as the check", "v13: renewal extensions", "v13: renewal extensions"])
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints", "v9: rows with fresh Apple data", "v10: the build of each run", "v11: the chain's transactions, and Apple's status as the check", "v12: events outbox", "v13: renewal extensions"])
         #expect(try await database.migrate() == [])
         let store = try await database.open()
         try await store.enroll(userID: "a-real-user", receipt: "R")

@@ -34,7 +34,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: directory.appendingPathComponent("x.sqlite").path)
         try store.close()
-        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets", "v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v14: renewal extensions", "v14: renewal extensions"])
+        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets", "v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v13: events outbox", "v14: renewal extensions"])
     }
 
     @Test func openRefusesMissingUnmigratedAndNewerDatabases() throws {

@@ -81,9 +81,10 @@ public struct OutboundEvent: Sendable, Equatable {
         """
     }
 
-    /// `ms` as ISO 8601 in UTC with milliseconds (`2026-11-27T18:12:25.123Z`), as Foundation's
-    /// `ISO8601FormatStyle(includingFractionalSeconds: true)` writes it, without its cost per event
-    /// (the civil date from days since 1970, Howard Hinnant's `civil_from_days`).
+    /// `ms` as ISO 8601 in UTC with milliseconds (`2026-11-27T18:12:25.123Z`), the form of
+    /// Foundation's `ISO8601FormatStyle(includingFractionalSeconds: true)` without its cost per
+    /// event, and exact: Foundation, from a `Double` of seconds, writes 999 ms as ".998". The civil
+    /// date from days since 1970 is Howard Hinnant's `civil_from_days`.
     static func iso8601(_ ms: Int64) -> String {
         let (days, msOfDay) = ms.quotientAndRemainder(dividingBy: 86_400_000)
         let (day, dayMs) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
