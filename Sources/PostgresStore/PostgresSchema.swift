@@ -317,6 +317,8 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX event_deliveries_pending ON event_deliveries(endpoint, user_id, event) WHERE state = 'pending'",
+            // The deliverer's heads in event order over pending deliveries only (not every delivered row).
+            "CREATE INDEX event_deliveries_due ON event_deliveries(endpoint, event) WHERE state = 'pending'",
             "CREATE INDEX event_deliveries_event ON event_deliveries(event)",
         ]),
         Migration(identifier: "v13: renewal extensions", statements: [

@@ -25,7 +25,7 @@ extension PostgresSubscriptionStore {
 
     public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
         try await transaction { connection, logger in
-            let heads = try await connection.rows(EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit), logger: logger) { row -> Int64 in try row.column() }
+            let heads = try await connection.rows(EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit, .postgres), logger: logger) { row -> Int64 in try row.column() }
             guard !heads.isEmpty else { return [] }
             let taken = try await connection.rows(
                 EventDeliverySQL.lease(endpoint, events: heads, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs), logger: logger

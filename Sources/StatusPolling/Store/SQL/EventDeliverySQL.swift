@@ -32,12 +32,19 @@ public enum EventDeliverySQL {
     // MARK: Taking and settling
 
     /// Each user's oldest pending delivery to `endpoint`, when it is due and free: the heads.
-    public static func heads(_ endpoint: String, nowMs: Int64, limit: Int) -> SQLStatement {
-        """
-        SELECT d.event FROM event_deliveries AS d
+    ///
+    /// Both reads go through the partial indexes of pending deliveries. SQLite is told so
+    /// (`INDEXED BY`): without statistics its planner took the primary key, which walks every
+    /// delivered row — for each candidate in the `NOT EXISTS` — and a backlog of 5,000 drained at
+    /// 400 a second with SQLite at 52 % of the deliverer's CPU.
+    public static func heads(_ endpoint: String, nowMs: Int64, limit: Int, _ dialect: SQLDialect) -> SQLStatement {
+        let due = dialect == .sqlite ? " INDEXED BY event_deliveries_due" : ""
+        let pending = dialect == .sqlite ? " INDEXED BY event_deliveries_pending" : ""
+        return """
+        SELECT d.event FROM event_deliveries AS d\(unescaped: due)
         WHERE d.endpoint = \(endpoint) AND d.state = 'pending' AND d.next_attempt_at <= \(nowMs)
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(nowMs))
-            AND NOT EXISTS (SELECT 1 FROM event_deliveries AS h
+            AND NOT EXISTS (SELECT 1 FROM event_deliveries AS h\(unescaped: pending)
                 WHERE h.endpoint = d.endpoint AND h.user_id = d.user_id AND h.state = 'pending' AND h.event < d.event)
         ORDER BY d.event LIMIT \(limit)
         """
