@@ -94,6 +94,7 @@ def main():
     p.add_argument("--seed", type=int, default=38)
     p.add_argument("--failure-rate", type=float, default=0.05)
     p.add_argument("--batch", type=int, default=50, help="events per writer transaction (one every 10 ms)")
+    p.add_argument("--rate", type=float, default=0, help="events per second offered, transactions paced on a schedule (0: one every 10 ms)")
     a = p.parse_args()
     rng = random.Random(a.seed)
     db = os.path.join(a.workdir, "events.sqlite")
@@ -115,6 +116,7 @@ def main():
     def write_events():
         c = sqlite3.connect(db, timeout=60)
         now = int(time.time() * 1000)
+        began = time.monotonic()
         for start in range(0, a.count, a.batch):
             rows = []
             for n in range(start, min(start + a.batch, a.count)):
@@ -129,7 +131,10 @@ def main():
             done = time.time()
             for row in rows:
                 committed_at[row[0]] = done
-            time.sleep(0.01)
+            if a.rate > 0:  # on schedule: the next transaction when the offered rate says, not 10 ms after this one
+                time.sleep(max(0.0, began + (start + a.batch) / a.rate - time.monotonic()))
+            else:
+                time.sleep(0.01)
         c.close()
 
     writer = threading.Thread(target=write_events)

@@ -48,37 +48,78 @@ public final class EventDeliverer: Sendable {
 
     @Sendable public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
-    /// One pass: every endpoint at once, each until nothing is due at the clock's time.
-    public func deliverDue() async throws -> DeliveryReport {
+    /// One pass: every endpoint at once, each until nothing is due at the clock's time — or, for
+    /// a long-running deliverer, until `stop` is requested or `taking` has passed (new deliveries
+    /// are then no longer taken; those in flight are finished and recorded).
+    public func deliverDue(until stop: StopSignal? = nil, taking: Duration? = nil) async throws -> DeliveryReport {
         try await withThrowingTaskGroup(of: DeliveryReport.self) { group in
-            for endpoint in endpoints { group.addTask { try await self.deliverDue(to: endpoint) } }
+            for endpoint in endpoints { group.addTask { try await self.deliverDue(to: endpoint, until: stop, taking: taking) } }
             return try await group.reduce(DeliveryReport(), +)
         }
     }
 
-    /// Takes the endpoint's heads (one per user) a batch at a time, posts them at once, records.
-    func deliverDue(to endpoint: WebhookEndpoint) async throws -> DeliveryReport {
-        var report = DeliveryReport(added: try await outbox.fanOut(endpoint: endpoint.name, nowMs: now()))
-        while true {
-            let nowMs = now()
-            let batch = try await outbox.takeDeliveries(
-                endpoint: endpoint.name, owner: owner, nowMs: nowMs, leaseUntilMs: nowMs + policy.lease.milliseconds, limit: policy.concurrency)
-            guard !batch.isEmpty else { return report }
-            let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
-                for delivery in batch { group.addTask { await self.attempt(delivery, to: endpoint) } }
-                return await group.reduce(into: []) { $0.append($1) }
-            }
-            try await outbox.settle(outcomes, endpoint: endpoint.name, owner: owner)
-            for outcome in outcomes {
-                switch outcome.result {
-                case .delivered: report.delivered += 1
-                case .retry: report.retried += 1
-                case .dead: report.dead += 1
+    /// Keeps up to the policy's concurrency of the endpoint's deliveries in flight: as POSTs end,
+    /// their outcomes are recorded together (those that ended meanwhile) and the places they free
+    /// are taken again at once — a batch no longer waits for its slowest POST, and a user's next
+    /// event goes as soon as the previous one's 2xx is recorded. Events written meanwhile are
+    /// fanned out at most every ``fanOutSpacing``.
+    func deliverDue(to endpoint: WebhookEndpoint, until stop: StopSignal?, taking: Duration?) async throws -> DeliveryReport {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let ended = EndedAttempts()
+        var report = DeliveryReport()
+        var fannedOutAt: ContinuousClock.Instant?
+        var inFlight: [Int64: EventDelivery] = [:]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            while true {
+                let stillTaking = stop?.isRequested != true && taking.map { clock.now - started < $0 } ?? true
+                if stillTaking, inFlight.count < policy.concurrency {
+                    if fannedOutAt.map({ clock.now - $0 >= Self.fanOutSpacing }) ?? true {
+                        fannedOutAt = clock.now
+                        report.added += try await outbox.fanOut(endpoint: endpoint.name, nowMs: now())
+                    }
+                    let nowMs = now()
+                    let taken = try await outbox.takeDeliveries(
+                        endpoint: endpoint.name, owner: owner, nowMs: nowMs, leaseUntilMs: nowMs + policy.lease.milliseconds,
+                        limit: policy.concurrency - inFlight.count)
+                    // A lease shorter than a slow POST lets its delivery be taken again: not posted twice at once.
+                    for delivery in taken where inFlight[delivery.outboxID] == nil {
+                        inFlight[delivery.outboxID] = delivery
+                        group.addTask {
+                            let outcome = await self.attempt(delivery, to: endpoint)
+                            ended.outcomes.withLock { $0.append(outcome) }
+                        }
+                    }
+                }
+                guard !inFlight.isEmpty else { return }
+                try await group.next()
+                let outcomes = ended.outcomes.withLock { ended in
+                    defer { ended.removeAll(keepingCapacity: true) }
+                    return ended
+                }
+                guard !outcomes.isEmpty else { continue }  // recorded with an earlier wake-up
+                try await outbox.settle(outcomes, endpoint: endpoint.name, owner: owner)
+                metrics?.record(outcomes, batch: outcomes.compactMap { inFlight[$0.outboxID] })
+                for outcome in outcomes {
+                    inFlight[outcome.outboxID] = nil
+                    switch outcome.result {
+                    case .delivered: report.delivered += 1
+                    case .retry: report.retried += 1
+                    case .dead: report.dead += 1
+                    }
                 }
             }
-            metrics?.record(outcomes, batch: batch)
         }
+        return report
     }
+
+    /// The outcomes of POSTs that ended and are not yet recorded, shared with the tasks that post.
+    private final class EndedAttempts: Sendable {
+        let outcomes = Mutex<[DeliveryOutcome]>([])
+    }
+
+    /// How often a pass looks for events written since it began (a store transaction each time).
+    static let fanOutSpacing: Duration = .milliseconds(10)
 
     /// One POST and what became of it. Never logs the body, the secret or the endpoint's answer.
     func attempt(_ delivery: EventDelivery, to endpoint: WebhookEndpoint) async -> DeliveryOutcome {
@@ -124,15 +165,16 @@ extension EventDeliverer {
         try await outbox.pruneEvents(writtenBeforeMs: now() - policy.keepDelivered.milliseconds)
     }
 
-    /// Delivers until `stop` is requested: a pass, then a wait for `idle` (or a `wakeUp`, such as
-    /// PostgreSQL's NOTIFY of new events), again; prunes delivered events once an hour and updates
-    /// the backlog gauges. A pass that fails (the store unavailable) is logged and tried again; a
-    /// batch in flight when the stop comes is finished and recorded.
+    /// Delivers until `stop` is requested: a pass (taking new deliveries for at most 5 s, so a
+    /// steady stream still lets the housekeeping run), then a wait for `idle` (or a `wakeUp`, such
+    /// as PostgreSQL's NOTIFY of new events), again; prunes delivered events once an hour and
+    /// updates the backlog gauges. A pass that fails (the store unavailable) is logged and tried
+    /// again; deliveries in flight when the stop comes are finished and recorded.
     public func run(until stop: StopSignal, idle: Duration = .milliseconds(250), wakeUp: Doorbell? = nil) async {
         var prunedAtMs: Int64?, countedAtMs: Int64?
         while !stop.isRequested {
             do {
-                let report = try await deliverDue()
+                let report = try await deliverDue(until: stop, taking: .seconds(5))
                 if report != DeliveryReport() {
                     logger.debug("delivered events", metadata: [
                         "added": "\(report.added)", "delivered": "\(report.delivered)", "retried": "\(report.retried)", "dead": "\(report.dead)",
