@@ -24,6 +24,7 @@ import http.server
 import json
 import os
 import random
+import shlex
 import signal
 import sqlite3
 import subprocess
@@ -94,10 +95,13 @@ def main():
     p.add_argument("--seed", type=int, default=38)
     p.add_argument("--failure-rate", type=float, default=0.05)
     p.add_argument("--batch", type=int, default=50, help="events per writer transaction (one every 10 ms)")
+    p.add_argument("--postgres", metavar="URL",
+                   help="a migrated-or-empty PostgreSQL database instead of SQLite (its password in PGPASSWORD); written with --psql")
+    p.add_argument("--psql", metavar="COMMAND", help="the psql command line (split as a shell would) that connects to it as its owner")
     p.add_argument("--rate", type=float, default=0, help="events per second offered, transactions paced on a schedule (0: one every 10 ms)")
     a = p.parse_args()
     rng = random.Random(a.seed)
-    db = os.path.join(a.workdir, "events.sqlite")
+    db = a.postgres or os.path.join(a.workdir, "events.sqlite")
     subprocess.run([a.binary, "migrate", "--database", db], check=True, stdout=subprocess.DEVNULL)
     secret = subprocess.run([a.binary, "events", "secret"], check=True, capture_output=True, text=True).stdout.strip()
     secret_file = os.path.join(a.workdir, "web.whsec")
@@ -111,40 +115,71 @@ def main():
                    "event_first_retry_seconds": 0.05, "event_max_retry_seconds": 0.2, "event_lease_seconds": 1}, f)
 
     written = []  # (event id, user), in outbox order
+    now = int(time.time() * 1000)
     committed_at = {}  # event id: when its transaction committed
+
+    def make_rows(start):
+        rows = []
+        for n in range(start, min(start + a.batch, a.count)):
+            user = f"u{rng.randrange(a.users)}"
+            event_id = f"evt_{n:032x}"
+            body = json.dumps({"id": event_id, "type": "renewal", "timestamp": "", "data": {"user_id": user, "n": n}}, separators=(",", ":"))
+            rows.append((event_id, "renewal", user, n, n, "poll", now, now, body))
+            written.append((event_id, user))
+        return rows
+
+    def paced(start, began):
+        if a.rate > 0:  # on schedule: the next transaction when the offered rate says, not 10 ms after this one
+            time.sleep(max(0.0, began + (start + a.batch) / a.rate - time.monotonic()))
+        else:
+            time.sleep(0.01)
 
     def write_events():
         c = sqlite3.connect(db, timeout=60)
-        now = int(time.time() * 1000)
         began = time.monotonic()
         for start in range(0, a.count, a.batch):
-            rows = []
-            for n in range(start, min(start + a.batch, a.count)):
-                user = f"u{rng.randrange(a.users)}"
-                event_id = f"evt_{n:032x}"
-                body = json.dumps({"id": event_id, "type": "renewal", "timestamp": "", "data": {"user_id": user, "n": n}}, separators=(",", ":"))
-                rows.append((event_id, "renewal", user, n, n, "poll", now, now, body))
-                written.append((event_id, user))
+            rows = make_rows(start)
             with c:
                 c.executemany("INSERT INTO outbound_events (event_id, type, user_id, subscription_id, audit_event_id, source, apple_at, at, body)"
                               " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
             done = time.time()
             for row in rows:
                 committed_at[row[0]] = done
-            if a.rate > 0:  # on schedule: the next transaction when the offered rate says, not 10 ms after this one
-                time.sleep(max(0.0, began + (start + a.batch) / a.rate - time.monotonic()))
-            else:
-                time.sleep(0.01)
+            paced(start, began)
         c.close()
 
-    writer = threading.Thread(target=write_events)
-    writer.start()
+    def write_events_postgres():
+        # As the poller's writers do (OutboxWrite): the outbox's advisory lock (OutboxWrite.lockKey) to the commit, so ids
+        # follow commits, and a NOTIFY that PostgreSQL sends at the commit. psql echoes a line after
+        # each COMMIT: the commit's time.
+        psql = subprocess.Popen(shlex.split(a.psql) + ["-o", "/dev/null"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        began = time.monotonic()
+        for start in range(0, a.count, a.batch):
+            rows = make_rows(start)
+            values = ",".join("(" + ",".join(f"'{v}'" if isinstance(v, str) else str(v) for v in row) + ")" for row in rows)
+            psql.stdin.write("BEGIN;\nSELECT pg_advisory_xact_lock(6004496033656274947);\n"
+                             "INSERT INTO outbound_events (event_id, type, user_id, subscription_id, audit_event_id, source, apple_at, at, body)"
+                             f" VALUES {values};\nSELECT pg_notify('status_poller_events', '');\nCOMMIT;\n\\echo committed\n")
+            psql.stdin.flush()
+            if psql.stdout.readline().strip() != "committed":
+                raise SystemExit("psql stopped writing events")
+            done = time.time()
+            for row in rows:
+                committed_at[row[0]] = done
+            paced(start, began)
+        psql.stdin.close()
+        psql.wait()
+
+    writer = threading.Thread(target=write_events_postgres if a.postgres else write_events)
     deliver = [a.binary, "events", "deliver", "--database", db, "--config", config, "--log-level", "error"]
     log = open(os.path.join(a.workdir, "deliverer.err"), "a")
     kills = 0
     try:
         if a.kills == 0:  # no kill: one deliverer, for the lag and the rate (Scripts/bench.sh's events case)
-            proc = subprocess.Popen(deliver, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL)
+            # Written once it is up (its first line), so the lag is the deliverer's, not its start's.
+            proc = subprocess.Popen(deliver, stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True)
+            proc.stdout.readline()
+            writer.start()
             writer.join()
             for _ in range(3000):
                 with endpoint.lock:
@@ -153,6 +188,8 @@ def main():
                 time.sleep(0.1)
             proc.send_signal(signal.SIGTERM)
             proc.wait()
+        else:
+            writer.start()
         while kills < a.kills:
             proc = subprocess.Popen(deliver, stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL)
             time.sleep(rng.uniform(0.1, 0.8))
@@ -167,7 +204,8 @@ def main():
                     break
             time.sleep(0.2)
     finally:
-        writer.join()
+        if writer.is_alive():
+            writer.join()
         endpoint.shutdown()
 
     violations = []
@@ -199,12 +237,14 @@ def main():
         violations.append(f"{endpoint.bad_signatures} request(s) with a bad signature or body")
     lags = sorted(endpoint.arrived_at[e] - committed_at[e] for e in endpoint.arrived_at if e in committed_at)
     span = (max(endpoint.arrived_at.values()) - min(committed_at.values())) if lags else 0
+    arrivals = (max(endpoint.arrived_at.values()) - min(endpoint.arrived_at.values())) if lags else 0
     def pct(p):
         return round(lags[min(len(lags) - 1, int(len(lags) * p))], 3) if lags else None
     print(json.dumps({"events": len(written), "kills": kills, "requests": endpoint.requests, "accepted": len(accepted_ids),
                       "duplicates": len(accepted_ids) - len(set(accepted_ids)), "lost": len(lost), "out_of_order": out_of_order,
                       "cut_short": endpoint.cut_short,
                       "events_per_second": round(len(lags) / span) if span else None,
+                      "arrivals_per_second": round(len(lags) / arrivals) if arrivals else None,
                       "lag_p50_s": pct(0.5), "lag_p95_s": pct(0.95), "lag_max_s": round(lags[-1], 3) if lags else None}))
     if violations:
         print("FAILED:\n  - " + "\n  - ".join(violations))

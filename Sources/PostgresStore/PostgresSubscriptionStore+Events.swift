@@ -24,21 +24,23 @@ extension PostgresSubscriptionStore {
     }
 
     public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
-        try await transaction { connection, logger in
-            let heads = try await connection.rows(EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit, .postgres), logger: logger) { row -> Int64 in try row.column() }
-            guard !heads.isEmpty else { return [] }
-            let taken = try await connection.rows(
-                EventDeliverySQL.lease(endpoint, events: heads, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs), logger: logger
-            ) { row -> Int64 in try row.column() }
-            guard !taken.isEmpty else { return [] }
-            return try await connection.rows(EventDeliverySQL.deliveries(endpoint, events: taken), logger: logger, EventDeliverySQL.delivery)
+        try await read { connection, logger in
+            try await connection.rows(
+                EventDeliverySQL.takePostgres(endpoint, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs, limit: limit), logger: logger, EventDeliverySQL.delivery)
         }
     }
 
     public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
-        guard !outcomes.isEmpty else { return }
+        let delivered = EventDeliverySQL.settleDelivered(outcomes, endpoint: endpoint)
+        let failures = outcomes.filter { $0.result != .delivered }
+        guard !failures.isEmpty else {
+            // The successes alone: one statement is its own transaction (no BEGIN and COMMIT round trips).
+            guard let delivered else { return }
+            return try await read { connection, logger in try await connection.execute(delivered, logger: logger) }
+        }
         try await transaction { connection, logger in
-            for outcome in outcomes { try await connection.execute(EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner), logger: logger) }
+            if let delivered { try await connection.execute(delivered, logger: logger) }
+            for outcome in failures { try await connection.execute(EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner), logger: logger) }
         }
     }
 

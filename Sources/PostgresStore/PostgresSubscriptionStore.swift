@@ -19,7 +19,7 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
         self.leaseDuration = leaseDuration
     }
 
-    /// Runs one statement outside a transaction, for reads.
+    /// Runs statements outside a transaction: reads, and writes of one statement (its own transaction).
     func read<T: Sendable>(_ body: (PostgresConnection, Logger) async throws -> T) async throws -> T {
         let logger = self.logger
         return try await connector.withConnection { connection in try await body(connection, logger) }

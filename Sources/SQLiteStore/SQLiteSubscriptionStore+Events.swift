@@ -33,7 +33,10 @@ extension SQLiteSubscriptionStore {
     public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
         guard !outcomes.isEmpty else { return }
         try await writing { db in
-            for outcome in outcomes { try db.execute(shared: EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner)) }
+            if let delivered = EventDeliverySQL.settleDelivered(outcomes, endpoint: endpoint) { try db.execute(shared: delivered) }
+            for outcome in outcomes where outcome.result != .delivered {
+                try db.execute(shared: EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner))
+            }
         }
     }
 

@@ -62,19 +62,19 @@ public final class EventDeliverer: Sendable {
     /// their outcomes are recorded together (those that ended meanwhile) and the places they free
     /// are taken again at once — a batch no longer waits for its slowest POST, and a user's next
     /// event goes as soon as the previous one's 2xx is recorded. Events written meanwhile are
-    /// fanned out at most every ``fanOutSpacing``.
+    /// fanned out when a take found fewer heads than free places, at most every ``fanOutSpacing``.
     func deliverDue(to endpoint: WebhookEndpoint, until stop: StopSignal?, taking: Duration?) async throws -> DeliveryReport {
         let clock = ContinuousClock()
         let started = clock.now
         let ended = EndedAttempts()
         var report = DeliveryReport()
-        var fannedOutAt: ContinuousClock.Instant?
+        var fannedOutAt: ContinuousClock.Instant?, takeCameShort = true
         var inFlight: [Int64: EventDelivery] = [:]
         try await withThrowingTaskGroup(of: Void.self) { group in
             while true {
                 let stillTaking = stop?.isRequested != true && taking.map { clock.now - started < $0 } ?? true
                 if stillTaking, inFlight.count < policy.concurrency {
-                    if fannedOutAt.map({ clock.now - $0 >= Self.fanOutSpacing }) ?? true {
+                    if fannedOutAt.map({ takeCameShort && clock.now - $0 >= Self.fanOutSpacing }) ?? true {
                         fannedOutAt = clock.now
                         report.added += try await outbox.fanOut(endpoint: endpoint.name, nowMs: now())
                     }
@@ -82,6 +82,7 @@ public final class EventDeliverer: Sendable {
                     let taken = try await outbox.takeDeliveries(
                         endpoint: endpoint.name, owner: owner, nowMs: nowMs, leaseUntilMs: nowMs + policy.lease.milliseconds,
                         limit: policy.concurrency - inFlight.count)
+                    takeCameShort = taken.count < policy.concurrency - inFlight.count
                     // A lease shorter than a slow POST lets its delivery be taken again: not posted twice at once.
                     for delivery in taken where inFlight[delivery.outboxID] == nil {
                         inFlight[delivery.outboxID] = delivery
