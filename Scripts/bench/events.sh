@@ -49,9 +49,9 @@ if not lines:
     sys.exit(0)
 r = json.loads(lines[-1])
 print(f"\nevents ({how}): {r['events']:,} events, one deliverer, loopback endpoint checking signatures")
-print(f"  delivered {r['accepted']:,} ({r['lost']} lost, {r['out_of_order']} out of order, {r['duplicates']} duplicates)"
-      f" at {r['events_per_second']:,} events/s (first commit to last arrival; {r['arrivals_per_second']:,}/s first to last arrival);"
-      f" lag p50 {r['lag_p50_s']} s, p95 {r['lag_p95_s']} s, max {r['lag_max_s']} s")
+print(f"  written at {r['commits_per_second']:,}/s; delivered {r['accepted']:,} ({r['lost']} lost, {r['out_of_order']} out of order,"
+      f" {r['duplicates']} duplicates) at {r['events_per_second']:,} events/s (first commit to last arrival;"
+      f" {r['arrivals_per_second']:,}/s first to last arrival); lag p50 {r['lag_p50_s']} s, p95 {r['lag_p95_s']} s, max {r['lag_max_s']} s")
 print("  targets: ≥ 2,000 events/s, p95 < 1 s")
 PY
 }

@@ -33,14 +33,41 @@ import threading
 import time
 
 
-class Endpoint(http.server.ThreadingHTTPServer):
+class Verdicts:
+    """What the endpoint records and how it judges a request, whichever server carries it."""
+
+    def setup_verdicts(self, key, rng, failure_rate):
+        self.key, self.rng, self.lock, self.failure_rate = key, rng, threading.Lock(), failure_rate
+        self.accepted, self.arrived_at, self.bad_signatures, self.requests = [], {}, 0, 0
+        self.cut_short = 0
+
+    def judge(self, event_id, timestamp, signature_header, body):
+        """The status to answer: 401 for a bad signature, 500 for an injected failure, 204 accepted."""
+        expected = base64.b64encode(hmac.new(self.key, f"{event_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()).decode()
+        signatures = [part.split(",", 1)[1] for part in signature_header.split(" ") if part.startswith("v1,")]
+        with self.lock:
+            self.requests += 1
+            if not any(hmac.compare_digest(expected, sig) for sig in signatures) or abs(time.time() - int(timestamp or 0)) > 300:
+                self.bad_signatures += 1
+                return 401
+            if self.rng.random() < self.failure_rate:
+                return 500
+            event = json.loads(body)
+            if event["id"] != event_id:
+                self.bad_signatures += 1
+                return 400
+            self.accepted.append((event_id, event["data"]["user_id"]))
+            self.arrived_at.setdefault(event_id, time.time())
+            return 204
+
+
+class Endpoint(Verdicts, http.server.ThreadingHTTPServer):
+    """The standard library's threaded server (a thread per connection)."""
     daemon_threads = True
 
     def __init__(self, key, rng, failure_rate):
         super().__init__(("127.0.0.1", 0), Handler)
-        self.key, self.rng, self.lock, self.failure_rate = key, rng, threading.Lock(), failure_rate
-        self.accepted, self.arrived_at, self.bad_signatures, self.requests = [], {}, 0, 0
-        self.cut_short = 0
+        self.setup_verdicts(key, rng, failure_rate)
 
     def handle_error(self, request, client_address):
         pass  # a deliverer killed mid-request resets its connection: no fault of the endpoint
@@ -61,25 +88,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 s.cut_short += 1
             self.close_connection = True
             return
-        event_id, timestamp = self.headers.get("webhook-id", ""), self.headers.get("webhook-timestamp", "")
-        expected = base64.b64encode(hmac.new(s.key, f"{event_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()).decode()
-        signatures = [part.split(",", 1)[1] for part in self.headers.get("webhook-signature", "").split(" ") if part.startswith("v1,")]
-        with s.lock:
-            s.requests += 1
-            if not any(hmac.compare_digest(expected, sig) for sig in signatures) or abs(time.time() - int(timestamp or 0)) > 300:
-                s.bad_signatures += 1
-                status = 401
-            elif s.rng.random() < s.failure_rate:
-                status = 500
-            else:
-                event = json.loads(body)
-                if event["id"] != event_id:
-                    s.bad_signatures += 1
-                    status = 400
-                else:
-                    s.accepted.append((event_id, event["data"]["user_id"]))
-                    s.arrived_at.setdefault(event_id, time.time())
-                    status = 204
+        status = s.judge(self.headers.get("webhook-id", ""), self.headers.get("webhook-timestamp", ""),
+                         self.headers.get("webhook-signature", ""), body)
         self.send_response(status)
         self.send_header("content-length", "0")
         self.end_headers()
@@ -136,6 +146,7 @@ def main():
 
     def write_events():
         c = sqlite3.connect(db, timeout=60)
+        c.execute("PRAGMA synchronous = NORMAL")  # as the poller's writers (WAL: no fsync per commit)
         began = time.monotonic()
         for start in range(0, a.count, a.batch):
             rows = make_rows(start)
@@ -238,6 +249,7 @@ def main():
     lags = sorted(endpoint.arrived_at[e] - committed_at[e] for e in endpoint.arrived_at if e in committed_at)
     span = (max(endpoint.arrived_at.values()) - min(committed_at.values())) if lags else 0
     arrivals = (max(endpoint.arrived_at.values()) - min(endpoint.arrived_at.values())) if lags else 0
+    commits = (max(committed_at.values()) - min(committed_at.values())) if committed_at else 0
     def pct(p):
         return round(lags[min(len(lags) - 1, int(len(lags) * p))], 3) if lags else None
     print(json.dumps({"events": len(written), "kills": kills, "requests": endpoint.requests, "accepted": len(accepted_ids),
@@ -245,6 +257,7 @@ def main():
                       "cut_short": endpoint.cut_short,
                       "events_per_second": round(len(lags) / span) if span else None,
                       "arrivals_per_second": round(len(lags) / arrivals) if arrivals else None,
+                      "commits_per_second": round(len(committed_at) / commits) if commits else None,
                       "lag_p50_s": pct(0.5), "lag_p95_s": pct(0.95), "lag_max_s": round(lags[-1], 3) if lags else None}))
     if violations:
         print("FAILED:\n  - " + "\n  - ".join(violations))
