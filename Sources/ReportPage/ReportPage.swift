@@ -168,7 +168,8 @@ public enum ReportPage {
 
     static let sourceColors: [(String, String, String)] = [
         ("poll", "nightly poll", ChartPalette.blue), ("notification", "notification", ChartPalette.green),
-        ("backfill", "backfill", ChartPalette.purple), ("unknown", "not recorded", ChartPalette.grey),
+        ("backfill", "backfill", ChartPalette.purple), ("extended", "renewal date extended", ChartPalette.orange),
+        ("unknown", "not recorded", ChartPalette.grey),
     ]
 
     static func sources(_ report: TrailReport) -> Section {

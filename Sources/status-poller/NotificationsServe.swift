@@ -79,10 +79,15 @@ struct NotificationsServe: AsyncParsableCommand {
         // With event_endpoints in the config file, the deliverer runs in the same group.
         let events = try EventSettings.load(settings, configPath: storeOptions.config)
         let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
-        let alongside = client.map { EventDeliveryService.services(events.deliverer(store, client: $0, logger: logger), store: store) } ?? []
+        // The deliverer's metrics join the receiver's on its /metrics.
+        let metrics = ReceiverMetrics()
+        let alongside = client.map {
+            EventDeliveryService.services(
+                events.deliverer(store, client: $0, logger: logger, metrics: EventMetrics(registry: metrics.registry)), store: store)
+        } ?? []
         do {
             try await ReceiverServer.runUntilSignalled(
-                receiver, metrics: ReceiverMetrics(), settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,
+                receiver, metrics: metrics, settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,
                 alongside: alongside
             ) { bound in
                 let shown = host.contains(":") ? "[\(host)]" : host

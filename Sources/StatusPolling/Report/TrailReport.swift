@@ -95,7 +95,7 @@ public struct TrailReport: Sendable {
     public var medianDaysToRecover: Int? { episodes.medianDaysToRecover }
 
     /// Who may bring a change, in the order the page draws them.
-    public static let sourceNames = ["poll", "notification", "backfill", "unknown"]
+    public static let sourceNames = ["poll", "notification", "backfill", "extended", "unknown"]
 
     /// The headline days of the recovery curve.
     public static let headlineDays = [3, 7, 16, 28, 60]

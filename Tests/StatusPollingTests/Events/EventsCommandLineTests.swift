@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 
@@ -77,6 +78,49 @@ import Testing
                 let insecure = try await statusPoller(["events", "deliver", "--once", "--database", db.path, "--config", config])
                 #expect(insecure.status == 2)
                 #expect(insecure.stderr.contains("HTTPS only"))
+            }
+        }
+    }
+
+    /// `notifications serve` with endpoints configured runs the deliverer beside the receiver, and
+    /// the receiver's `/metrics` carries the deliverer's counters and backlog.
+    @Test func theReceiverServesTheDeliverersMetrics() async throws {
+        try await withTemporaryDatabase { db in
+            let hook = try WebhookHook(clockMs: EventDeliverer.wallClock())
+            try await withLoopbackServer(hook.router) { port in
+                let id = try db.insert(userID: "u-metrics", receipt: "R-metrics")
+                let state = SubscriptionState(
+                    originalTransactionID: "otid-metrics", productID: "premium.monthly", environment: "Production", expiresAt: AppleJSON.t0 + 30 * AppleJSON.day)
+                _ = try await db.store.recordVerified(VerifiedUpdate(
+                    subscriptionID: id, receiptSent: "R-metrics", state: state, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+                    verifiedAtMs: EventDeliverer.wallClock()))
+                let secretFile = db.directory.appendingPathComponent("web.whsec").path
+                try Data((hook.secretText + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
+                let config = db.directory.appendingPathComponent("config.json").path
+                try Data("""
+                    {"event_endpoints": {"web": {"url": "http://127.0.0.1:\(port)/hook", "secret_file": "\(secretFile)"}}}
+                    """.utf8).write(to: URL(fileURLWithPath: config))
+                let receiver = try await StatusPollerProcess.launch([
+                    "notifications", "serve", "--database", db.path, "--config", config, "--listen", "127.0.0.1:0", "--bundle-id", SignedPayloads.bundle,
+                    "--app-apple-id", "1",
+                ])
+                let receiverPort = try await ReceiverCommandLineTests().port(of: receiver)
+                try await hook.waitForAccepted(1)
+                let client = HTTPClient(eventLoopGroupProvider: .singleton)
+                var metrics = ""
+                // The counter moves when the outcome is recorded, just after the endpoint's 2xx.
+                let counted = try await eventually {
+                    metrics = try await ServerAPITestKit.get(client, "http://127.0.0.1:\(receiverPort)/metrics", token: nil).body
+                    return metrics.contains("status_poller_event_deliveries_total{outcome=\"delivered\"} 1")
+                }
+                try await client.shutdown()
+                receiver.signal(SIGTERM)
+                let stopped = try await receiver.outcome()
+                #expect(counted, "\(metrics)")
+                #expect(metrics.contains("status_poller_notification_request_duration_seconds"), "the receiver's own beside them")
+                #expect(metrics.contains("status_poller_event_delivery_lag_seconds_count 1"))
+                #expect(stopped.status == 0, "\(stopped.stderr)")
+                #expect(hook.accepted.withLock { $0.map(\.userID) } == ["u-metrics"])
             }
         }
     }

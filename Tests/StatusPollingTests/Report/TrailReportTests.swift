@@ -179,14 +179,19 @@ import Testing
         let retry = trail.firstIndex { $0.subscriptionID == 5 && $0.reason == "entered_billing_retry" }!
         trail[retry].source = "backfill"
         trail[trail.firstIndex { $0.subscriptionID == 2 && $0.reason == "expired" }!].source = nil
+        // 6's renewal date extended by support (`extend`) on day 10.
+        let extendedAt = trail.lastIndex { $0.subscriptionID == 6 && $0.atMs <= t + 10 * d }!
+        trail.insert(
+            TrailEvent(id: trail.map(\.id).max()! + 1, subscriptionID: 6, atMs: t + 10 * d, reason: "extended", source: "extended", new: Self.columns(6, expires: t + 69 * d)),
+            at: extendedAt + 1)
         let report = Self.report(trail: trail)
         #expect(report.sources.map(\.startMs) == [t, t + 7 * d, t + 14 * d])
         // Week 1: six verified, five entering trouble, 3's auto-renew off (polls), 1's recovery (notified);
-        // week 2: 4's refund (notified), 6's recovery, 5's retry (backfill); week 3: 2's expiry (unrecorded).
+        // week 2: 4's refund (notified), 6's recovery, 5's retry (backfill), 6's extension; week 3: 2's expiry (unrecorded).
         #expect(report.sources.map(\.counts) == [
-            ["poll": 12, "notification": 1, "backfill": 0, "unknown": 0],
-            ["poll": 1, "notification": 1, "backfill": 1, "unknown": 0],
-            ["poll": 0, "notification": 0, "backfill": 0, "unknown": 1],
+            ["poll": 12, "notification": 1, "backfill": 0, "extended": 0, "unknown": 0],
+            ["poll": 1, "notification": 1, "backfill": 1, "extended": 1, "unknown": 0],
+            ["poll": 0, "notification": 0, "backfill": 0, "extended": 0, "unknown": 1],
         ])
         #expect(report.sources[0].notificationLag == TrailReport.Lag([40: 1]))
         #expect(report.sources[0].notificationLag.p95Seconds == 40)
