@@ -12,22 +12,29 @@ import Testing
         try await StatusPollerProcess.launch(arguments).outcome()
     }
 
+    /// A verified row of user `u-USER` (so one `initial_purchase` event) and a config file naming
+    /// the hook as endpoint `web`, its secret in a file; the two files' paths.
+    static func prepare(_ db: TemporaryDatabase, hook: WebhookHook, port: Int, user: String) async throws -> (config: String, secretFile: String) {
+        let id = try db.insert(userID: "u-\(user)", receipt: "R-\(user)")
+        let state = SubscriptionState(
+            originalTransactionID: "otid-\(user)", productID: "premium.monthly", environment: "Production", expiresAt: AppleJSON.t0 + 30 * AppleJSON.day)
+        _ = try await db.store.recordVerified(VerifiedUpdate(
+            subscriptionID: id, receiptSent: "R-\(user)", state: state, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+            verifiedAtMs: EventDeliverer.wallClock()))
+        let secretFile = db.directory.appendingPathComponent("web.whsec").path
+        try Data((hook.secretText + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
+        let config = db.directory.appendingPathComponent("config.json").path
+        try Data("""
+            {"event_endpoints": {"web": {"url": "http://127.0.0.1:\(port)/hook", "secret_file": "\(secretFile)"}}}
+            """.utf8).write(to: URL(fileURLWithPath: config))
+        return (config, secretFile)
+    }
+
     @Test func deliverOnceListAndReplay() async throws {
         try await withTemporaryDatabase { db in
             let hook = try WebhookHook(clockMs: EventDeliverer.wallClock())
             try await withLoopbackServer(hook.router) { port in
-                let id = try db.insert(userID: "u-cli", receipt: "R-cli")
-                let state = SubscriptionState(
-                    originalTransactionID: "otid-cli", productID: "premium.monthly", environment: "Production", expiresAt: AppleJSON.t0 + 30 * AppleJSON.day)
-                _ = try await db.store.recordVerified(VerifiedUpdate(
-                    subscriptionID: id, receiptSent: "R-cli", state: state, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: EventDeliverer.wallClock()))
-                let secretFile = db.directory.appendingPathComponent("web.whsec").path
-                try Data((hook.secretText + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
-                let config = db.directory.appendingPathComponent("config.json").path
-                try Data("""
-                    {"event_endpoints": {"web": {"url": "http://127.0.0.1:\(port)/hook", "secret_file": "\(secretFile)"}}}
-                    """.utf8).write(to: URL(fileURLWithPath: config))
-
+                let (config, secretFile) = try await Self.prepare(db, hook: hook, port: port, user: "cli")
                 let deliver = try await statusPoller(["events", "deliver", "--once", "--database", db.path, "--config", config])
                 #expect(deliver.status == 0, "\(deliver.stderr)")
                 #expect(deliver.stdout == "events: 1 new, 1 delivered, 0 to retry, 0 dead-lettered, 0 pruned\n")
@@ -88,18 +95,7 @@ import Testing
         try await withTemporaryDatabase { db in
             let hook = try WebhookHook(clockMs: EventDeliverer.wallClock())
             try await withLoopbackServer(hook.router) { port in
-                let id = try db.insert(userID: "u-metrics", receipt: "R-metrics")
-                let state = SubscriptionState(
-                    originalTransactionID: "otid-metrics", productID: "premium.monthly", environment: "Production", expiresAt: AppleJSON.t0 + 30 * AppleJSON.day)
-                _ = try await db.store.recordVerified(VerifiedUpdate(
-                    subscriptionID: id, receiptSent: "R-metrics", state: state, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
-                    verifiedAtMs: EventDeliverer.wallClock()))
-                let secretFile = db.directory.appendingPathComponent("web.whsec").path
-                try Data((hook.secretText + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
-                let config = db.directory.appendingPathComponent("config.json").path
-                try Data("""
-                    {"event_endpoints": {"web": {"url": "http://127.0.0.1:\(port)/hook", "secret_file": "\(secretFile)"}}}
-                    """.utf8).write(to: URL(fileURLWithPath: config))
+                let (config, _) = try await Self.prepare(db, hook: hook, port: port, user: "metrics")
                 let receiver = try await StatusPollerProcess.launch([
                     "notifications", "serve", "--database", db.path, "--config", config, "--listen", "127.0.0.1:0", "--bundle-id", SignedPayloads.bundle,
                     "--app-apple-id", "1",
