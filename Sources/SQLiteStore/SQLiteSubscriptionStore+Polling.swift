@@ -192,7 +192,10 @@ extension SQLiteSubscriptionStore {
             ])
         // The change's outbound event beside its audit row, in the same transaction.
         if let outbound = OutboundEvent(event, plan: plan, subscriptionID: subscriptionID, userID: userID, auditEventID: db.lastInsertedRowID) {
-            try db.execute(shared: OutboxSQL.insert(outbound))
+            try db.cachedStatement(sql: OutboxSQL.insertSQLite).execute(arguments: [
+                outbound.eventID, outbound.kind.rawValue, outbound.userID, outbound.subscriptionID, outbound.auditEventID, outbound.source,
+                outbound.appleAtMs, outbound.atMs, outbound.body,
+            ])
         }
     }
 

@@ -1,7 +1,7 @@
-/// The SQL of the outbox (`outbound_events`) both stores run: the insert beside an audit row, and
-/// the JSON row PostgreSQL inserts many of at once.
+/// The SQL of the outbox (`outbound_events`): SQLite's insert beside an audit row, and the JSON
+/// row PostgreSQL inserts many of at once.
 public enum OutboxSQL {
-    /// The outbox's columns, in the order of ``insert(_:)`` and ``recordJSON(_:)``.
+    /// The outbox's columns, in the order of ``insertSQLite`` and ``recordJSON(_:)``.
     public static let columns = "event_id, type, user_id, subscription_id, audit_event_id, source, apple_at, at, body"
 
     /// ``columns``, each prefixed by `alias` and a dot.
@@ -9,13 +9,9 @@ public enum OutboxSQL {
         columns.split(separator: ", ").map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 
-    /// `event` as one outbox row, in the caller's transaction (the change's).
-    public static func insert(_ e: OutboundEvent) -> SQLStatement {
-        """
-        INSERT INTO outbound_events (\(unescaped: columns))
-        VALUES (\(e.eventID), \(e.kind.rawValue), \(e.userID), \(e.subscriptionID), \(e.auditEventID), \(e.source), \(e.appleAtMs), \(e.atMs), \(e.body))
-        """
-    }
+    /// One outbox row with SQLite's placeholders, bound in the order of ``columns``: the text is
+    /// made once, where a shared statement would be rendered again for every changed row of a poll.
+    public static let insertSQLite = "INSERT INTO outbound_events (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     /// `event` as a JSON object of the columns, for `jsonb_to_recordset` (``recordsetColumns``).
     public static func recordJSON(_ e: OutboundEvent) -> String {
