@@ -8,6 +8,14 @@ import StatusPolling
 /// lease ends. Only a user's oldest pending event is ever taken, so the order holds across them.
 extension PostgresSubscriptionStore {
     public func fanOut(endpoint: String, nowMs: Int64) async throws -> Int {
+        let added = try await addDeliveries(endpoint: endpoint, nowMs: nowMs)
+        if deliveryStatistics.shouldAnalyze(afterAdding: added) {
+            try await read { connection, logger in try await connection.execute("ANALYZE event_deliveries", logger: logger) }
+        }
+        return added
+    }
+
+    private func addDeliveries(endpoint: String, nowMs: Int64) async throws -> Int {
         try await transaction { connection, logger in
             try await connection.execute(EventDeliverySQL.ensureEndpoint(endpoint), logger: logger)
             let after = try await connection.rows(EventDeliverySQL.fannedThrough(endpoint, .postgres), logger: logger) { row -> Int64 in try row.column() }.first ?? 0

@@ -10,6 +10,8 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
     /// This process's worker name: the owner written on the rows it leases.
     public let worker: String
     public let leaseDuration: Duration
+    /// When the event deliverer refreshes the deliveries' statistics.
+    let deliveryStatistics = DeliveryStatistics()
     var logger: Logger { connector.logger }
     public var name: String { connector.location.name }
 
