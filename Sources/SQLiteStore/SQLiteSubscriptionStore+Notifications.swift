@@ -13,7 +13,8 @@ extension SQLiteSubscriptionStore {
     }
 
     /// One notification inside the batch's transaction: claimed by its id first (a duplicate stops
-    /// there), then applied to its row through the row update plan, then its outcome recorded.
+    /// there), then applied to its row through the row update plan, then its outcome recorded and
+    /// a consumption request it makes queued.
     private static func receive(_ db: Database, _ n: ReceivedNotification, ingest: NotificationIngest, nowMs: Int64) throws -> NotificationOutcome {
         try db.execute(shared: NotificationsSQL.claim(n))
         guard db.changesCount > 0 else { return .duplicate }
@@ -30,6 +31,7 @@ extension SQLiteSubscriptionStore {
             }
         }
         try db.execute(shared: NotificationsSQL.settle(.init(n, outcome: outcome, subscriptionID: row?.id, statusAgrees: statusAgrees)))
+        for statement in ConsumptionQueue.statements(for: n, row: row) { try db.execute(shared: statement) }
         return outcome
     }
 
