@@ -2,6 +2,8 @@
 public struct ConsumptionPass: Sendable, Equatable, Codable {
     /// Apple's 202.
     public var sent = 0
+    /// Of those, recorded after the deadline (the send began before it).
+    public var late = 0
     /// Apple refused the answer (a 4xx).
     public var refused = 0
     /// Nothing may be sent: the customer gave no consent.
@@ -21,6 +23,7 @@ public struct ConsumptionPass: Sendable, Equatable, Codable {
     public static func + (lhs: Self, rhs: Self) -> Self {
         var sum = lhs
         sum.sent += rhs.sent
+        sum.late += rhs.late
         sum.refused += rhs.refused
         sum.noConsent += rhs.noConsent
         sum.expired += rhs.expired

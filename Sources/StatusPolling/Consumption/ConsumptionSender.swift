@@ -72,6 +72,7 @@ public struct ConsumptionSender: Sendable {
             try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .sent, appleStatus: status, sentAtMs: answeredMs))
             logger.info("consumption information sent", metadata: metadata.merging(["apple.status": "\(status)"]) { $1 })
             pass.sent = 1
+            pass.late = answeredMs > request.deadlineMs ? 1 : 0
         case .refused(let status, let code):
             try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .refused, appleStatus: status, appleError: code))
             logger.warning("Apple refused the consumption information", metadata: metadata.merging(["apple.status": "\(status ?? 0)", "apple.error": "\(code ?? 0)"]) { $1 })
@@ -86,11 +87,13 @@ public struct ConsumptionSender: Sendable {
         return pass
     }
 
-    /// Passes until `stop`, `idle` apart: the loop of `notifications serve`. A failed pass is logged and tried again.
-    public func run(until stop: StopSignal, idle: Duration = .seconds(1)) async {
+    /// Passes until `stop`, `idle` apart: the loop of `notifications serve`, each pass handed to
+    /// `counted` (the receiver's metrics). A failed pass is logged and tried again.
+    public func run(until stop: StopSignal, idle: Duration = .seconds(1), counted: @Sendable (ConsumptionPass) -> Void = { _ in }) async {
         while !stop.isRequested {
             do {
                 let pass = try await sendDue()
+                counted(pass)
                 if !pass.isEmpty {
                     logger.debug("answered consumption requests", metadata: [
                         "sent": "\(pass.sent)", "refused": "\(pass.refused)", "no_consent": "\(pass.noConsent)", "expired": "\(pass.expired)", "retried": "\(pass.retried)",
