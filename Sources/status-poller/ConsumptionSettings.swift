@@ -2,8 +2,8 @@ import Foundation
 import StatusPolling
 
 /// The consumption answers' policy from the config file (docs/CONSUMPTION.md):
-/// `consumption_sample_content_provided` (true/false), `consumption_refund_rules` (a JSON array of
-/// rules, first match wins), and the sender's pacing keys.
+/// `consumption_sample_content_provided` (true/false), `consumption_refund_rules` (named rules,
+/// the first in name order that matches wins), and the sender's pacing keys.
 enum ConsumptionSettings {
     static func policy(_ settings: Settings, configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ConsumptionPolicy {
         var policy = ConsumptionPolicy()
@@ -18,16 +18,18 @@ enum ConsumptionSettings {
         return policy
     }
 
-    /// `consumption_refund_rules` from the config file; none without one.
+    /// `consumption_refund_rules` from the config file — an object of named rules, tried in the
+    /// order of their names (the config file's reader takes objects, not arrays of them); none
+    /// without one.
     static func rules(configPath: String?) throws -> [RefundPreferenceRule] {
         guard let configPath, let data = FileManager.default.contents(atPath: configPath),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["consumption_refund_rules"]
         else { return [] }
-        guard let entries = list as? [[String: Any]] else {
-            throw usageError("consumption_refund_rules in \(configPath) must be an array of objects such as {\"prefer\": \"DECLINE\", \"period_used\": true}.")
+        guard let entries = list as? [String: [String: Any]] else {
+            throw usageError("consumption_refund_rules in \(configPath) must be an object of named rules such as {\"1-used\": {\"prefer\": \"DECLINE\", \"period_used\": true}}.")
         }
         do {
-            return try entries.map { try RefundPreferenceRule(json: $0) }
+            return try entries.sorted { $0.key < $1.key }.map { try RefundPreferenceRule(json: $0.value) }
         } catch let error as ConsumptionPolicyError {
             throw usageError("\(configPath): \(error)")
         }

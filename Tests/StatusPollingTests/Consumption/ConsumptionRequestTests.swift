@@ -181,4 +181,23 @@ import Testing
             #expect(f.simulator.consumptionAnswers.isEmpty)
         }
     }
+
+    /// The loop `notifications serve` runs (``ConsumptionService``): a request stored while it
+    /// runs is answered by a later pass without anyone calling it; a stop ends the loop.
+    @Test(arguments: StoreKind.available) func theServiceLoopAnswersARequestStoredWhileItRuns(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (userID, chain, transaction) = try f.paidChain()
+            try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
+            let stop = StopSignal()
+            let sender = f.sender()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await sender.run(until: stop, idle: .milliseconds(20)) }
+                _ = try await f.receive(f.request(id: "cr-9", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
+                #expect(try await eventually { try await f.recorded("cr-9").state == .sent })
+                stop.request()
+                try await group.waitForAll()
+            }
+            #expect(f.simulator.consumptionAnswers.map(\.body) == [Self.delivered])
+        }
+    }
 }
