@@ -8,7 +8,8 @@ extension AppStoreSimulator {
     /// `sampleContentProvided` not a Boolean (400 4000041), `refundPreference` not Apple's or a
     /// `consumptionPercentage` for an auto-renewable subscription (400 without a code: Apple names
     /// no code for them in its library) — then the transaction (404 4040010 unknown in this
-    /// environment or not yet bought). Taken: 202 with no body, recorded in ``consumptionAnswers``.
+    /// environment or not yet bought). Taken: 202 with no body, recorded in ``consumptionAnswers``
+    /// with Apple's decision before and after the answer weighed on it.
     public func answerSendConsumptionInformation(
         environment: SimulatedEnvironment, transactionID: String, body: Data, authorization: String?, receivedAt: Date = Date()
     ) -> (status: Int, body: Data, headers: [String: String]) {
@@ -43,8 +44,16 @@ extension AppStoreSimulator {
         guard let found = population.transaction(id: transactionID), found.transaction.purchaseMs <= clock, found.subscriber.environment == environment.rawValue else {
             return Self.withoutHeaders(Self.error(404, 4_040_010, "Transaction id not found."))
         }
+        // The answer weighs on Apple's seeded decision, and the truth keeps both.
+        let seed = population.configuration.seed
+        let (planned, decided) = records.withLock { population in
+            population.modifyChain(found.chain.originalTransactionID) { chain, _ in
+                chain.weighConsumptionAnswer(transactionID: transactionID, refundPreference: preference, at: clock, seed: seed)
+            } ?? (nil, nil)
+        }
         let answer = SimulatedConsumptionAnswer(
-            transactionID: transactionID, environment: environment.rawValue, atMs: clock, body: String(decoding: body, as: UTF8.self), refundPreference: preference)
+            transactionID: transactionID, environment: environment.rawValue, atMs: clock, body: String(decoding: body, as: UTF8.self), refundPreference: preference,
+            plannedDecision: planned, decision: decided)
         consumption.withLock { $0.answers.append(answer) }
         state.withLock { $0.statistics.outcomes["server_api_consumption_202", default: 0] += 1 }
         return (202, Data(), [:])
