@@ -50,7 +50,7 @@ struct ConsumptionList: AsyncParsableCommand {
         if r.state == .pending { line += " (next \(Display.time(r.nextAttemptAtMs)), deadline \(Display.time(r.deadlineMs)))" }
         if let status = r.appleStatus, r.state != .sent { line += "  Apple HTTP \(status)" }
         if let error = r.appleError { line += " error \(error)" }
-        line += "  preference \(r.refundPreference?.rawValue ?? "none")"
+        if r.body != nil { line += "  preference \(r.refundPreference?.rawValue ?? "none")" }
         if let decision = r.decision { line += "  Apple \(decision)" }
         return line
     }
