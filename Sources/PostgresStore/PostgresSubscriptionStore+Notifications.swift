@@ -8,8 +8,8 @@ extension PostgresSubscriptionStore {
     /// claim, then finds it a duplicate), the rows owning their chains read and locked by one
     /// select, the results written by ``BatchWrite`` in rounds in which a row appears once (a
     /// later notification of the same row is planned on what the earlier one wrote), every
-    /// outcome recorded by one update, the changes' outbound events added (``OutboxWrite``), and
-    /// the consumption requests queued last (``ConsumptionQueue``).
+    /// outcome recorded by one update and the changes' outbound events added last (``OutboxWrite``);
+    /// consumption requests are queued before the writes (``ConsumptionQueue``).
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
         return try await transaction { connection, logger in
@@ -57,6 +57,9 @@ extension PostgresSubscriptionStore {
                 case .write(let result): pending.append((index, result))
                 }
             }
+            // Consumption requests queued (and decisions recorded) with the rows as they stood,
+            // before the notifications' confirmations clear a failure standing on them.
+            for statement in consumption { try await connection.execute(statement, logger: logger) }
             var outbox: [String] = []
             while !pending.isEmpty {
                 var round: [(index: Int, result: ResultBatch.Result)] = []
@@ -96,8 +99,6 @@ extension PostgresSubscriptionStore {
                     """, logger: logger)
             }
             try await OutboxWrite.insert(outbox, connection: connection, logger: logger)
-            // A consumption request queued in the notification's transaction; a decision recorded.
-            for statement in consumption { try await connection.execute(statement, logger: logger) }
             return outcomes.map { $0! }
         }
     }

@@ -66,4 +66,43 @@ import Testing
         #expect(throws: ConsumptionPolicyError.self) { try RefundPreferenceRule(json: ["prefer": "DECLINE", "min_prior_refunds": -1]) }
         #expect(throws: ConsumptionPolicyError.self) { try RefundPreferenceRule(json: ["prefer": "DECLINE", "period_used": "yes"]) }
     }
+
+    /// V1 names no single transaction: the chain's latest purchase is the one asked about; V2 the
+    /// one it carries. Other types queue nothing; REFUND and REFUND_DECLINED bring Apple's decision.
+    @Test func whichTransactionARequestAsksAbout() {
+        let row = SubscriptionRow(id: 7, userID: "u", latestReceipt: "R", state: SubscriptionState(
+            originalTransactionID: "o", productID: "p", expiresAt: 300, transactionID: "t3", purchasedAt: 200))
+        let transactions = [
+            SubscriptionTransaction(productID: "p", transactionID: "t2", originalTransactionID: "o", purchaseDateMs: 100, expiresDateMs: 200),
+            SubscriptionTransaction(productID: "p", transactionID: "t3", originalTransactionID: "o", purchaseDateMs: 200, expiresDateMs: 300),
+        ]
+        func notification(_ version: Int, _ type: String, _ transactions: [SubscriptionTransaction]) -> ReceivedNotification {
+            ReceivedNotification(
+                id: "n", version: version, type: type, subtype: nil, signedAtMs: version == 2 ? 250 : nil, appleStateAtMs: 260, originalTransactionID: "o",
+                appAccountToken: nil, environment: .production, source: .push, receivedAtMs: 270,
+                answer: StatusAnswer(upstreamStatus: UpstreamStatus(backend: .notification, code: 1), bundleID: "b", environment: "Production", transactions: transactions, renewals: []))
+        }
+        let v1 = ConsumptionQueue.request(notification(1, "CONSUMPTION_REQUEST", transactions), row: row)
+        #expect(v1?.transactionID == "t3")
+        #expect(v1?.requestedAtMs == 260)
+        let deadline: Int64 = 260 + 12 * 3_600_000
+        #expect(v1?.deadlineMs == deadline)
+        #expect(v1?.deliveryStatus == .delivered)
+        let v2 = ConsumptionQueue.request(notification(2, "CONSUMPTION_REQUEST", [transactions[0]]), row: row)
+        #expect(v2?.transactionID == "t2")
+        #expect(v2?.requestedAtMs == 250)
+        #expect(v2?.periodStartedAtMs == 100)
+        #expect(v2?.deliveryStatus == .delivered)
+        #expect(v2?.nextAttemptAtMs == 270)
+        #expect(ConsumptionQueue.request(notification(2, "DID_RENEW", transactions), row: row) == nil)
+        // The row refunded in the asked-about period: not delivered.
+        var refunded = row
+        refunded.state.cancelledAt = 280
+        #expect(ConsumptionQueue.request(notification(2, "CONSUMPTION_REQUEST", [transactions[1]]), row: refunded)?.deliveryStatus == .undeliveredOther)
+        #expect(ConsumptionQueue.decision(notification(2, "REFUND_DECLINED", [transactions[0]]))! == ("t2", "declined"))
+        var revoked = transactions
+        revoked[0].revocationDateMs = 150
+        #expect(ConsumptionQueue.decision(notification(1, "REFUND", revoked))! == ("t2", "refunded"))
+        #expect(ConsumptionQueue.decision(notification(2, "CONSUMPTION_REQUEST", transactions)) == nil)
+    }
 }

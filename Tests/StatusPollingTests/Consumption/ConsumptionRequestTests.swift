@@ -200,4 +200,23 @@ import Testing
             #expect(f.simulator.consumptionAnswers.map(\.body) == [Self.delivered])
         }
     }
+
+    /// What we know when the request comes decides `deliveryStatus`: a failed verification
+    /// standing on the row makes it `UNDELIVERED_OTHER`, and the customer's earlier refunds in the
+    /// trail are counted.
+    @Test(arguments: StoreKind.available) func aFailureStandingOnTheRowIsUndeliveredAndEarlierRefundsAreCounted(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (userID, chain, transaction) = try f.paidChain()
+            let row = try await f.support.row(owning: chain)
+            try await f.db.execute("UPDATE subscriptions SET consecutive_failures = 2 WHERE id = \(row.id)")
+            try await f.db.execute("""
+                INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values)
+                VALUES (\(row.id), '\(userID)', 1, 'refunded_earlier_period', 'active', 'active', '{}', '{}')
+                """)
+            _ = try await f.receive(f.request(id: "cr-10", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
+            let queued = try await f.recorded("cr-10")
+            #expect(queued.deliveryStatus == .undeliveredOther)
+            #expect(queued.priorRefunds == 1)
+        }
+    }
 }
