@@ -7,8 +7,10 @@ import Testing
 /// Apple's `CONSUMPTION_REQUEST` on every store, answered against the simulator over loopback:
 /// queued in the notification's own transaction without touching the row's entitlement, sent once
 /// with the policy's exact body, refused and expired requests recorded, nothing sent without
-/// consent or after the deadline, retries after a 5xx and a 429.
-@Suite struct ConsumptionRequestTests {
+/// consent or after the deadline, retries after a 5xx and a 429. One case at a time: each holds
+/// a PostgreSQL store, a run's pool and the web service's connections, and twenty at once beside
+/// the rest of the suite exhausted the tests' server (200 connections).
+@Suite(.serialized) struct ConsumptionRequestTests {
     typealias Fixture = ConsumptionFixture
     static let hour: Int64 = 3_600_000
     static let delivered = #"{"customerConsented":true,"deliveryStatus":"DELIVERED","sampleContentProvided":false}"#
