@@ -11,7 +11,7 @@ import Testing
 
     @Test func sendAnswersTheRequestAndListAndHistoryShowIt() async throws {
         try await Fixture.with(.sqlite) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             // Signed an hour ago by the wall clock: the binary's clock is the real one.
             let signed = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
             _ = try await f.receive(f.request(id: "cr-cli", chain: chain, transaction: transaction, signedAtMs: signed))

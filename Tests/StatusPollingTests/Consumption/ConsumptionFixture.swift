@@ -5,9 +5,9 @@ import Testing
 
 @testable import StatusPolling
 
-/// The consumption answers' world in a test: ``SupportFixture`` (the simulator on loopback, a
-/// store of either kind holding its population, a Server API client), a settable clock for the
-/// sender, and Apple's `CONSUMPTION_REQUEST` for a chain the store holds.
+/// The consumption answers' world in a test: the simulator on loopback, a store of either kind, a
+/// Server API client (as a ``SupportFixture``, without its night), a settable clock for the
+/// sender, rows holding the simulator's chains, and Apple's `CONSUMPTION_REQUEST` for one of them.
 struct ConsumptionFixture {
     typealias Support = SupportFixture
 
@@ -16,9 +16,28 @@ struct ConsumptionFixture {
     var db: StoreUnderTest { support.db }
     var simulator: AppStoreSimulator { support.simulator }
 
+    /// The simulator on loopback, an empty store of `kind` and a Server API client trusting the
+    /// simulator — no night run (a row is inserted per test by ``paidChain()``), so a case holds
+    /// only the store's and the web service's connections.
     static func with(_ kind: StoreKind, _ body: (ConsumptionFixture) async throws -> Void) async throws {
-        try await SupportFixture.with(kind) { support in
-            try await body(ConsumptionFixture(support: support, clock: SettableClock(Support.start + Support.day)))
+        let population = SupportFixture.population()
+        let simulator = AppStoreSimulator(population: population)
+        var logger = Logger(label: "consumption")
+        logger.logLevel = .critical
+        try await withStore(kind) { db in
+            try await SimulatorServer.withRunning(simulator) { endpoints in
+                let key = simulator.serverAPIKey
+                let credentials = ServerAPICredentials(
+                    issuerID: key.issuerID, keyID: key.keyID, key: try InAppPurchaseKey(pem: key.privateKeyPEM), bundleID: population.configuration.bundleID)
+                let configuration = ServerAPIConfiguration(
+                    productionURL: endpoints.serverAPIURL, sandboxURL: endpoints.serverAPISandboxURL, credentials: credentials,
+                    appAppleID: population.configuration.appAppleID, trustedRoots: [AppleRootCertificate.g3, simulator.pki.root], ratePerSecond: 200,
+                    requestTimeout: VerifyReceiptTesting.patientTimeout, retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20)))
+                try await ServerAPIClient.withClient(configuration) { client in
+                    let support = SupportFixture(simulator: simulator, endpoints: endpoints, db: db, client: client, logger: logger)
+                    try await body(ConsumptionFixture(support: support, clock: SettableClock(Support.start + Support.day)))
+                }
+            }
         }
     }
 
@@ -27,10 +46,15 @@ struct ConsumptionFixture {
         ConsumptionSender(ledger: db.store, client: support.client, policy: policy, logger: support.logger, now: { [clock] in clock.ms })
     }
 
-    /// A production chain in a paid period at the clock, its current transaction, and its user.
-    func paidChain() throws -> (userID: String, chain: String, transaction: SimulatedChain.Transaction) {
+    /// A production chain in a paid period at the clock, its current transaction, and its user,
+    /// whose row holds it as a verification would have left it.
+    func paidChain() async throws -> (userID: String, chain: String, transaction: SimulatedChain.Transaction) {
         let (subscriber, chain) = try #require(support.activePaid(at: clock.ms))
         let current = try #require(chain.current(at: clock.ms))
+        try await db.insert(userID: subscriber.userID, receipt: "R", SubscriptionState(
+            originalTransactionID: chain.originalTransactionID, productID: current.productID, environment: "Production", expiresAt: current.expiresMs,
+            autoRenewStatus: true, autoRenewProductID: current.productID, transactionID: current.transactionID, purchasedAt: current.purchaseMs,
+            ownershipType: "PURCHASED"))
         return (subscriber.userID, chain.originalTransactionID, current)
     }
 

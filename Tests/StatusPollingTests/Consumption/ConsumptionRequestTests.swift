@@ -7,9 +7,9 @@ import Testing
 /// Apple's `CONSUMPTION_REQUEST` on every store, answered against the simulator over loopback:
 /// queued in the notification's own transaction without touching the row's entitlement, sent once
 /// with the policy's exact body, refused and expired requests recorded, nothing sent without
-/// consent or after the deadline, retries after a 5xx and a 429. One case at a time: each holds
-/// a PostgreSQL store, a run's pool and the web service's connections, and twenty at once beside
-/// the rest of the suite exhausted the tests' server (200 connections).
+/// consent or after the deadline, retries after a 5xx and a 429. One case at a time, each without
+/// a night run: twenty PostgreSQL fixtures with their runs' pools at once, beside the rest of the
+/// suite, exhausted the tests' server (200 connections).
 @Suite(.serialized) struct ConsumptionRequestTests {
     typealias Fixture = ConsumptionFixture
     static let hour: Int64 = 3_600_000
@@ -17,7 +17,7 @@ import Testing
 
     @Test(arguments: StoreKind.available) func aRequestIsQueuedWithTheNotificationAndChangesNoEntitlement(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             let before = try await f.support.row(owning: chain)
             let signed = f.clock.ms - Self.hour
             let outcomes = try await f.receive(f.request(id: "cr-1", chain: chain, transaction: transaction, signedAtMs: signed))
@@ -39,7 +39,7 @@ import Testing
     /// is not recorded either (Apple hears an error and sends it again).
     @Test(arguments: StoreKind.available) func aQueueThatFailsRecordsNoNotification(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (_, chain, transaction) = try f.paidChain()
+            let (_, chain, transaction) = try await f.paidChain()
             if kind == .sqlite {
                 try await f.db.execute("CREATE TRIGGER refuse BEFORE INSERT ON consumption_requests BEGIN SELECT RAISE(ABORT, 'refused'); END")
             } else {
@@ -56,7 +56,7 @@ import Testing
     @Test(arguments: StoreKind.available, [NotificationSource.push, .history])
     func anAnswerIsSentOnceWithThePolicysExactBody(kind: StoreKind, source: NotificationSource) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             _ = try await f.receive(f.request(id: "cr-3", chain: chain, transaction: transaction, signedAtMs: f.clock.ms - Self.hour, source: source))
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
             var pass = ConsumptionPass()
@@ -80,7 +80,7 @@ import Testing
 
     @Test(arguments: StoreKind.available) func theRefundPreferenceFollowsTheFirstMatchingRule(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             _ = try await f.receive(f.request(id: "cr-4", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
             // Used in the period: the first rule (unused, early) does not match, the second does.
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: transaction.purchaseMs + 1, nowMs: f.clock.ms)
@@ -99,7 +99,7 @@ import Testing
 
     @Test(arguments: StoreKind.available) func withoutConsentNothingIsSent(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             _ = try await f.receive(f.request(id: "cr-5", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: false, lastUsedAtMs: nil, nowMs: f.clock.ms)
             #expect(try await f.sender().sendDue().noConsent == 1)
@@ -113,7 +113,7 @@ import Testing
 
     @Test(arguments: StoreKind.available) func pastTheDeadlineItExpiresUnsent(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             let signed = f.clock.ms - 12 * Self.hour
             _ = try await f.receive(f.request(id: "cr-6", chain: chain, transaction: transaction, signedAtMs: signed))
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
@@ -127,7 +127,7 @@ import Testing
     /// A transaction Apple does not know: 404 4040010, recorded as a refusal, not sent again.
     @Test(arguments: StoreKind.available) func anUnknownTransactionIsRefusedAndRecorded(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             _ = try await f.receive(f.request(id: "cr-7", chain: chain, transaction: transaction, signedAtMs: f.clock.ms, transactionID: "9999999999"))
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
             #expect(try await f.sender().sendDue().refused == 1)
@@ -141,7 +141,7 @@ import Testing
 
     @Test(arguments: StoreKind.available) func a5xxAndA429AreRetriedUntilApplesAccepts(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             _ = try await f.receive(f.request(id: "cr-8", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
             f.simulator.failNextConsumptionRequests([503, 429])
@@ -172,7 +172,7 @@ import Testing
     /// Apple's validation, asked directly: `customerConsented` false is 400 4000035.
     @Test func theSimulatorRefusesAnAnswerWithoutConsentAsAppleDoes() async throws {
         try await Fixture.with(.sqlite) { f in
-            let (_, _, transaction) = try f.paidChain()
+            let (_, _, transaction) = try await f.paidChain()
             let refusedBody = #"{"customerConsented":false,"deliveryStatus":"DELIVERED","sampleContentProvided":false}"#
             let outcome = try await f.support.client.sendConsumptionInformation(
                 transactionID: transaction.transactionID, body: refusedBody, in: .production, logger: f.support.logger)
@@ -188,7 +188,7 @@ import Testing
     /// runs is answered by a later pass without anyone calling it; a stop ends the loop.
     @Test(arguments: StoreKind.available) func theServiceLoopAnswersARequestStoredWhileItRuns(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
             let stop = StopSignal()
             let sender = f.sender()
@@ -208,7 +208,7 @@ import Testing
     /// trail are counted.
     @Test(arguments: StoreKind.available) func aFailureStandingOnTheRowIsUndeliveredAndEarlierRefundsAreCounted(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
-            let (userID, chain, transaction) = try f.paidChain()
+            let (userID, chain, transaction) = try await f.paidChain()
             let row = try await f.support.row(owning: chain)
             try await f.db.execute("UPDATE subscriptions SET consecutive_failures = 2 WHERE id = \(row.id)")
             try await f.db.execute("""
