@@ -197,7 +197,7 @@ cmd_start() {
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$dir/socket'
-max_connections = 200
+max_connections = 400
 shared_buffers = 256MB
 # Throwaway: not crash-safe, on purpose (speed).
 fsync = off

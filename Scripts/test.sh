@@ -37,6 +37,8 @@ if [ $# -eq 0 ]; then
   Scripts/notification-kill-test.sh --short --binary .build/debug/status-poller
   echo "==> the event deliverer under SIGKILL, short (docs/RELIABILITY.md)" >&2
   Scripts/event-kill-test.sh --short --binary .build/debug/status-poller
+  echo "==> the consumption sender under SIGKILL, short (docs/RELIABILITY.md)" >&2
+  Scripts/consumption-kill-test.sh --short --binary .build/debug/status-poller
   echo "==> the web service beside a run, short (docs/RELIABILITY.md)" >&2
   Scripts/beside-test.sh --short --binary .build/debug/status-poller
   echo "==> the simulator's App Store Server API against Apple's Python library" >&2

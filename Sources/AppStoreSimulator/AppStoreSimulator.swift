@@ -23,6 +23,8 @@ public final class AppStoreSimulator: Sendable {
     public let serverAPIArrivals = ArrivalWindow()
     /// Renewal-date extension requests, single and mass.
     let ledger = Mutex(ExtensionLedger())
+    /// Send Consumption Information requests taken, and scripted failures to answer first.
+    let consumption = Mutex(ConsumptionInbox())
     /// The last reading of Get Notification History: its key, the outbox's size then, its records.
     let historyReading = Mutex<(key: String, count: Int, records: [NotificationOutbox.Record])?>(nil)
 

@@ -62,6 +62,10 @@ extension Demo.Outcome {
             lines.append("")
             lines += events.lines(downNight: eventsDownNight)
         }
+        if let consumption {
+            lines.append("")
+            lines += consumption.lines
+        }
         let check = final
         let agreeing = check.rows - Set(check.disagreements.map(\.subscriptionID)).count
         lines.append("")

@@ -40,6 +40,8 @@ public enum Demo {
         /// With `--events`: what the endpoint received against what the outbox holds.
         public var events: EventFeed.Summary?
         public var eventsDownNight: Int?
+        /// With notifications and the Server API: the refund requests and their answers.
+        public var consumption: ConsumptionSummary?
         public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
         public var final: TruthCheck { nights.last!.check }
         /// Whether the demo passed: every row agreed after every night, and after the last one no
@@ -100,11 +102,19 @@ public enum Demo {
                             progress: progress, events: events)
                     }
                     simulator.setClock(enrolledAt)
+                    // With the Server API, Apple's refund requests are answered as the receiver answers them.
+                    let consumption = makeServerAPI.map { ConsumptionPlay(store: store, simulator: simulator, client: $0(), logger: logger) }
+                    if consumption != nil { try await ConsumptionPlay.recordConsents(population, store: store, atMs: enrolledAt) }
                     return try await NotificationPlay.withRunning(configuration, simulator: simulator, inbox: store, fromMs: enrolledAt, logger: logger) { play in
-                        try await playNights(
+                        var outcome = try await playNights(
                             configuration, population: population, simulator: simulator, store: store, database: database, logger: logger, workers: workers,
-                            endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, enrolledAt: enrolledAt,
-                            idByUser: idByUser, progress: progress, events: events)
+                            endpoints: endpoints, makeSource: makeSource, makeServerAPI: makeServerAPI, notifications: play, consumption: consumption,
+                            enrolledAt: enrolledAt, idByUser: idByUser, progress: progress, events: events)
+                        if consumption != nil {
+                            outcome.consumption = ConsumptionSummary(
+                                try await store.consumptionRequests(ConsumptionQuery(limit: 1_000_000)), answers: simulator.consumptionAnswers)
+                        }
+                        return outcome
                     }
                 }
             }
@@ -125,7 +135,7 @@ public enum Demo {
         _ configuration: DemoConfiguration, population: Population, simulator: AppStoreSimulator, store: any PollingStore,
         database: any PollingDatabase, logger: Logger, workers: (any NightWorkers)?, endpoints: SimulatorServer.Endpoints,
         makeSource: () throws -> any SubscriptionStatusSource, makeServerAPI: (() -> ServerAPIClient)?, notifications: NotificationPlay?,
-        enrolledAt: Int64, idByUser: [String: Int64], progress: @Sendable (Night) -> Void, events: EventFeed?
+        consumption: ConsumptionPlay? = nil, enrolledAt: Int64, idByUser: [String: Int64], progress: @Sendable (Night) -> Void, events: EventFeed?
     ) async throws -> Outcome {
         let firstNight = configuration.clock(night: 1)
         var nights: [Night] = []
@@ -145,6 +155,9 @@ public enum Demo {
             if let notifications {
                 delivered = await notifications.deliver(through: clock)
                 try await reflectNotifications(store, since: previousClock, into: &lag)
+                // The day's refund requests answered as the receiver answers them; one only the
+                // night's catch-up brought is taken by the next day's passes.
+                _ = try await consumption?.answer(through: clock)
             }
             let uploads = try await uploadReceipts(population, idByUser, store, after: previousClock, through: clock)
             simulator.setClock(clock)

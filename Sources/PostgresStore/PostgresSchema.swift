@@ -344,5 +344,46 @@ enum PostgresSchema {
             )
             """,
         ]),
+        Migration(identifier: "v14: consumption requests", statements: [
+            // Apple's CONSUMPTION_REQUESTs for chains a row holds, queued in the notification's own
+            // transaction, and their answers (Send Consumption Information); the web service's
+            // consent and last use per customer. Columns as SQLite's v15 (docs/DATABASE.md).
+            """
+            CREATE TABLE consumption_requests (
+                notification_id TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT,
+                subscription_id BIGINT NOT NULL,
+                user_id TEXT NOT NULL,
+                environment TEXT,
+                requested_at BIGINT NOT NULL,
+                deadline_at BIGINT NOT NULL,
+                period_started_at BIGINT,
+                delivery_status TEXT NOT NULL,
+                prior_refunds INTEGER NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                next_attempt_at BIGINT NOT NULL,
+                apple_status INTEGER,
+                apple_error INTEGER,
+                body TEXT,
+                refund_preference TEXT,
+                sent_at BIGINT,
+                decision TEXT,
+                decided_at BIGINT
+            )
+            """,
+            "CREATE INDEX consumption_requests_due ON consumption_requests(next_attempt_at) WHERE state = 'pending'",
+            "CREATE INDEX consumption_requests_transaction ON consumption_requests(transaction_id)",
+            "CREATE INDEX consumption_requests_user ON consumption_requests(user_id)",
+            """
+            CREATE TABLE consumption_consents (
+                user_id TEXT PRIMARY KEY,
+                customer_consented SMALLINT NOT NULL CHECK (customer_consented IN (0, 1)),
+                last_used_at BIGINT,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+        ]),
     ]
 }

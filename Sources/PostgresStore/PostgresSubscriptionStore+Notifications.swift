@@ -8,7 +8,8 @@ extension PostgresSubscriptionStore {
     /// claim, then finds it a duplicate), the rows owning their chains read and locked by one
     /// select, the results written by ``BatchWrite`` in rounds in which a row appears once (a
     /// later notification of the same row is planned on what the earlier one wrote), every
-    /// outcome recorded by one update, and the changes' outbound events added last (``OutboxWrite``).
+    /// outcome recorded by one update and the changes' outbound events added last (``OutboxWrite``);
+    /// consumption requests are queued before the writes (``ConsumptionQueue``).
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
         return try await transaction { connection, logger in
@@ -28,6 +29,7 @@ extension PostgresSubscriptionStore {
                 if let chain = row.state.originalTransactionID { owners[chain] = row }
             }
             var rowIDs = [Int64?](repeating: nil, count: notifications.count)
+            var consumption: [SQLStatement] = []
             var statusAgrees = [Bool?](repeating: nil, count: notifications.count)
             var pending: [(index: Int, result: ResultBatch.Result)] = []
             for index in fresh {
@@ -44,6 +46,7 @@ extension PostgresSubscriptionStore {
                         return row
                     }
                 }
+                consumption += ConsumptionQueue.statements(for: n, row: row)
                 guard let row else {
                     outcomes[index] = NotificationMatch.outcomeWithoutRow(n)
                     continue
@@ -54,6 +57,9 @@ extension PostgresSubscriptionStore {
                 case .write(let result): pending.append((index, result))
                 }
             }
+            // Consumption requests queued (and decisions recorded) with the rows as they stood,
+            // before the notifications' confirmations clear a failure standing on them.
+            for statement in consumption { try await connection.execute(statement, logger: logger) }
             var outbox: [String] = []
             while !pending.isEmpty {
                 var round: [(index: Int, result: ResultBatch.Result)] = []

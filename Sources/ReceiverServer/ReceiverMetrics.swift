@@ -18,6 +18,24 @@ public final class ReceiverMetrics: Sendable {
         for outcome in NotificationOutcome.allCases { outcomeCounter(outcome).increment(by: Int64(0)) }
         for reason in NotificationRefusal.Reason.allCases { refusedCounter(reason).increment(by: Int64(0)) }
         unavailableCounter.increment(by: Int64(0))
+        for outcome in Self.consumptionOutcomes { consumptionCounter(outcome).increment(by: Int64(0)) }
+    }
+
+    /// What the consumption sender's passes did: answers sent (and of them late), refused by Apple,
+    /// not sent for want of consent, expired, retried.
+    static let consumptionOutcomes = ["sent", "late", "refused", "no_consent", "expired", "retried"]
+
+    /// Counts one pass of the consumption sender.
+    public func record(_ pass: ConsumptionPass) {
+        for (outcome, count) in zip(Self.consumptionOutcomes, [pass.sent, pass.late, pass.refused, pass.noConsent, pass.expired, pass.retried]) where count > 0 {
+            consumptionCounter(outcome).increment(by: Int64(count))
+        }
+    }
+
+    private func consumptionCounter(_ outcome: String) -> Counter {
+        registry.makeCounter(
+            name: "status_poller_consumption_answers_total", labels: [("outcome", outcome)],
+            help: "Refund requests (CONSUMPTION_REQUEST) answered: sent (Apple's 202), late (sent after the deadline), refused, no_consent, expired, retried.")
     }
 
     /// Counts one answered request.

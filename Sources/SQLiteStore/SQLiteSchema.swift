@@ -336,6 +336,47 @@ enum SQLiteSchema {
                 )
                 """)
         }
+        migrator.registerMigration("v15: consumption requests") { db in
+            // Apple's CONSUMPTION_REQUESTs for chains a row holds, queued in the notification's own
+            // transaction, and the answer sent through Send Consumption Information before the
+            // deadline (signedDate + 12 h): its state, attempts, Apple's answer and the body sent.
+            // `consumption_consents`: written by the web service — the customer's consent to share
+            // consumption data (Apple refuses an answer without it) and when they last used the service.
+            try db.execute(sql: """
+                CREATE TABLE consumption_requests (
+                    notification_id TEXT PRIMARY KEY,   -- the CONSUMPTION_REQUEST's notificationUUID
+                    transaction_id TEXT NOT NULL,       -- the transaction Apple asks about
+                    original_transaction_id TEXT,
+                    subscription_id INTEGER NOT NULL,
+                    user_id TEXT NOT NULL,
+                    environment TEXT,                   -- Production | Sandbox
+                    requested_at INTEGER NOT NULL,      -- signedDate, ms
+                    deadline_at INTEGER NOT NULL,       -- requested_at + 12 h
+                    period_started_at INTEGER,          -- the asked-about transaction's purchaseDate
+                    delivery_status TEXT NOT NULL,      -- DELIVERED | UNDELIVERED_OTHER, as known when it came
+                    prior_refunds INTEGER NOT NULL,     -- the customer's refunds in the trail then
+                    state TEXT NOT NULL,                -- pending | sent | refused | no_consent | expired
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    apple_status INTEGER,               -- HTTP status of Apple's last answer
+                    apple_error INTEGER,                -- Apple's errorCode
+                    body TEXT,                          -- the JSON sent
+                    refund_preference TEXT,
+                    sent_at INTEGER,                    -- Apple's 202 recorded
+                    decision TEXT,                      -- refunded | declined (a later REFUND / REFUND_DECLINED)
+                    decided_at INTEGER
+                );
+                CREATE INDEX consumption_requests_due ON consumption_requests(next_attempt_at) WHERE state = 'pending';
+                CREATE INDEX consumption_requests_transaction ON consumption_requests(transaction_id);
+                CREATE INDEX consumption_requests_user ON consumption_requests(user_id);
+                CREATE TABLE consumption_consents (
+                    user_id TEXT PRIMARY KEY,
+                    customer_consented INTEGER NOT NULL CHECK (customer_consented IN (0, 1)),
+                    last_used_at INTEGER,
+                    updated_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

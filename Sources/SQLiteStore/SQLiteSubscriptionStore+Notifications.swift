@@ -13,11 +13,15 @@ extension SQLiteSubscriptionStore {
     }
 
     /// One notification inside the batch's transaction: claimed by its id first (a duplicate stops
-    /// there), then applied to its row through the row update plan, then its outcome recorded.
+    /// there), a consumption request it makes queued, then applied to its row through the row
+    /// update plan, then its outcome recorded.
     private static func receive(_ db: Database, _ n: ReceivedNotification, ingest: NotificationIngest, nowMs: Int64) throws -> NotificationOutcome {
         try db.execute(shared: NotificationsSQL.claim(n))
         guard db.changesCount > 0 else { return .duplicate }
         let row = try NotificationMatch.row(for: n) { lookup in try Self.row(db, lookup) }
+        // A consumption request is queued with the row as it stood (before this notification's
+        // confirmation clears a failure standing on it).
+        for statement in ConsumptionQueue.statements(for: n, row: row) { try db.execute(shared: statement) }
         var outcome = NotificationMatch.outcomeWithoutRow(n)
         var statusAgrees: Bool?
         if let row {

@@ -17,7 +17,7 @@ extension StatusPoller {
         var format: ReportFormat = .text
 
         func run() async throws {
-            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
+            try await storeOptions.withStore(try await storeOptions.settings()) { (store: any PollingStore, database) in
                 let events = try await store.history(userID: userID)
                 // The user's notifications, newest first: their names for the changes they brought.
                 let notifications = try await store.notifications(NotificationQuery(userID: userID, limit: 1000))
@@ -39,12 +39,27 @@ extension StatusPoller {
                 }
                 // Beside the changes, every notification about the user's rows, those that changed
                 // nothing (unchanged, stale, another environment) included.
+                // A refund request (CONSUMPTION_REQUEST) shows the answer sent to Apple under it.
                 guard !notifications.isEmpty else { return }
+                let requests = try await store.consumptionRequests(ConsumptionQuery(userID: userID))
+                let answers = Dictionary(requests.map { ($0.notificationID, $0) }, uniquingKeysWith: { first, _ in first })
                 print("\nnotifications received (newest first):")
                 for n in notifications.prefix(50) {
                     print("\(Display.time(n.receivedAtMs))  \(n.name.padded(36)) \(n.outcome.padded(18)) subscription \(n.subscriptionID.map(String.init) ?? "-"), V\(n.version) \(n.source), id \(n.id)")
+                    if let answer = answers[n.id] { print("      refund request: \(Self.answer(answer))") }
                 }
             }
+        }
+
+        /// What was answered to a refund request: "sent 2026-11-20 10:00:01 (on time), preference DECLINE; Apple refunded".
+        static func answer(_ r: ConsumptionRequestRecord) -> String {
+            var text = "consumption information \(r.state.rawValue)"
+            if let sent = r.sentAtMs { text += " \(Display.time(sent)) (\(r.answeredOnTime ? "on time" : "late"))" }
+            if r.state == .pending { text += ", deadline \(Display.time(r.deadlineMs))" }
+            if let error = r.appleError, r.state != .sent { text += ", Apple error \(error)" }
+            if r.body != nil { text += ", preference \(r.refundPreference?.rawValue ?? "none")" }
+            if let decision = r.decision { text += "; Apple \(decision)" }
+            return text
         }
 
         /// Who brought the change: "run 4", "backfill run 9", "notification DID_RENEW 6f1c…".

@@ -19,7 +19,9 @@ struct NotificationsServe: AsyncParsableCommand {
             transaction before Apple hears 200; a store that cannot take the write answers 503 so Apple \
             sends it again. Register https://YOUR-HOST/app-store/notifications in App Store Connect \
             (App Information → App Store Server Notifications), behind a TLS proxy or with --tls-certificate-file. \
-            With event_endpoints in the config file, the event deliverer (`events deliver`) runs alongside.
+            With event_endpoints in the config file, the event deliverer (`events deliver`) runs alongside; with \
+            the App Store Server API's credentials (issuer_id, key_id, private_key_file or APPSTORE_PRIVATE_KEY), \
+            Apple's refund requests are answered alongside (`consumption send`, docs/CONSUMPTION.md).
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -81,17 +83,27 @@ struct NotificationsServe: AsyncParsableCommand {
         let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
         // The deliverer's metrics join the receiver's on its /metrics.
         let metrics = ReceiverMetrics()
-        let alongside = client.map {
+        var alongside = client.map {
             EventDeliveryService.services(
                 events.deliverer(store, client: $0, logger: logger, metrics: EventMetrics(registry: metrics.registry)), store: store)
         } ?? []
+        // With the Server API's credentials in the config file (or the environment), Apple's refund
+        // requests are answered alongside (docs/CONSUMPTION.md).
+        let consumption = try ConsumptionSettings.serverAPI(settings, bundleID: bundleID, trustedRootFiles: trustedRootFile)
+        let policy = try ConsumptionSettings.policy(settings, configPath: storeOptions.config)
         do {
-            try await ReceiverServer.runUntilSignalled(
-                receiver, metrics: metrics, settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,
-                alongside: alongside
-            ) { bound in
-                let shown = host.contains(":") ? "[\(host)]" : host
-                say("listening on \(scheme)://\(shown):\(bound)/\(ReceiverServer.notificationsPath) (V1 \(secret == nil ? "refused: no shared secret" : "accepted"))")
+            try await KeepAliveHTTPClient.withClient(consumption?.http ?? .init()) { http in
+                if let consumption {
+                    let sender = ConsumptionSender(ledger: store, client: ServerAPIClient(configuration: consumption.configuration, http: http), policy: policy, logger: logger)
+                    alongside.append(ConsumptionService(sender, metrics: metrics))
+                }
+                try await ReceiverServer.runUntilSignalled(
+                    receiver, metrics: metrics, settings: .init(host: host, port: port, maxBodyBytes: maxBody, tls: tls), logger: logger,
+                    alongside: alongside
+                ) { bound in
+                    let shown = host.contains(":") ? "[\(host)]" : host
+                    say("listening on \(scheme)://\(shown):\(bound)/\(ReceiverServer.notificationsPath) (V1 \(secret == nil ? "refused: no shared secret" : "accepted"); consumption requests \(consumption == nil ? "not answered: no Server API credentials" : "answered"))")
+                }
             }
         } catch let error as ReceiverServerError {
             try? await client?.shutdown()

@@ -67,10 +67,15 @@ extension StatusPoller {
             } else {
                 episodeLines = nil
             }
-            let report = try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriptionTrail, _) in
-                try await TrailReport.read(
+            let report = try await storeOptions.withStore(try await storeOptions.settings()) { (store: any PollingStore, _) in
+                var report = try await TrailReport.read(
                     store, runs: try await store.runs(last: 100_000), fromMs: from.flatMap(Self.day), toMs: toMs,
                     environment: environment == "all" ? nil : environment, generatedAtMs: now, onEpisode: episodeLines.map { lines in { lines.write($0) } })
+                // Apple's refund requests and the answers, beside the trail (JSON and CSV).
+                let requests = try await store.consumptionRequests(ConsumptionQuery(limit: Int(Int32.max)))
+                report.refundRequests = RefundRequestReport(
+                    requests.filter { environment == "all" || ($0.environment ?? .production).rawValue == environment }, fromMs: report.fromMs, toMs: report.toMs)
+                return report
             }
             if let episodeLines { return try writeCSV(report, episodes: episodeLines, to: directory) }
             let text = format == .html ? try ReportPage.html(report) : try report.json() + "\n"

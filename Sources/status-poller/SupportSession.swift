@@ -7,6 +7,8 @@ import StatusPolling
 /// `--server-api-rate` beside the running workers, and a quiet logger (ids only, never a signed body).
 struct SupportSession {
     var desk: SupportDesk
+    /// The open database, for what the desk does not cover (the consumption answers).
+    var store: any PollingStore
     var client: ServerAPIClient
     var logger: Logger
     var bundleID: String
@@ -28,7 +30,7 @@ struct SupportSession {
         return try await storeOptions.withStore(settings) { store, _ in
             try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in
                 let session = SupportSession(
-                    desk: SupportDesk(store: store, bundleID: appStore.bundleID), client: ServerAPIClient(configuration: configuration, http: http),
+                    desk: SupportDesk(store: store, bundleID: appStore.bundleID), store: store, client: ServerAPIClient(configuration: configuration, http: http),
                     logger: logger, bundleID: appStore.bundleID)
                 let result: Result<T, any Error>
                 if let sharing, let shared = configuration.sharedRate {

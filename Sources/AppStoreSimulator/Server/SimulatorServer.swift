@@ -100,6 +100,7 @@ public enum SimulatorServer {
         addServerAPIRoutes(router, simulator)
         addNotificationHistoryRoutes(router, simulator)
         addExtensionRoutes(router, simulator)
+        addConsumptionRoutes(router, simulator)
         addAdminRoutes(router, simulator)
         return router
     }

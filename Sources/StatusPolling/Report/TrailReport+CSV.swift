@@ -13,6 +13,9 @@ extension TrailReport {
                 ["day", "at_risk", "recovered", "lost", "cancelled", "refunded"],
                 curve.points.map { [String($0.day), String($0.atRisk), String($0.recovered), String($0.lost), String($0.cancelled), String($0.refunded)] }),
             "state_mix.csv": file(["date"] + states, stateMix.map { day in [Self.date(day.dateMs)] + states.map { String(day.counts[$0] ?? 0) } }),
+            "refund_requests.csv": file(
+                ["week", "requests", "answered", "no_consent", "expired", "refunded", "declined"],
+                refundRequests.weeks.map { [Self.date($0.startMs), String($0.requests), String($0.answered), String($0.noConsent), String($0.expired), String($0.refunded), String($0.declined)] }),
             "churn.csv": file(
                 ["period", "start", "active_at_start", "churned", "rate"] + intents.map { "intent_\($0)" },
                 churn.map { p in [p.kind, Self.date(p.startMs), String(p.activeAtStart), String(p.churned), number(p.rate)] + intents.map { String(p.byIntent[$0] ?? 0) } }),

@@ -47,6 +47,18 @@ extension TrailReport {
                 ["week": Self.date(week.startMs), "refunds": week.refunds, "renewals_and_new": week.paid, "rate": week.rate.map { $0 as Any } ?? NSNull()]
             },
             "notification_lag": lag(notificationLag),
+            "refund_requests": [
+                "answered_share": refundRequests.answeredShare.map { $0 as Any } ?? NSNull(),
+                "weeks": refundRequests.weeks.map { week -> [String: Any] in
+                    [
+                        "week": Self.date(week.startMs), "requests": week.requests, "answered": week.answered, "no_consent": week.noConsent,
+                        "expired": week.expired, "refunded": week.refunded, "declined": week.declined,
+                    ]
+                },
+                "by_preference": refundRequests.byPreference.map { o -> [String: Any] in
+                    ["preference": o.preference, "requests": o.requests, "refunded": o.refunded, "declined": o.declined, "undecided": o.undecided]
+                },
+            ] as [String: Any],
             "sources": sources.map { week -> [String: Any] in
                 var row: [String: Any] = ["week": Self.date(week.startMs), "notification_lag": lag(week.notificationLag)]
                 for name in Self.sourceNames { row[name] = week.counts[name] ?? 0 }

@@ -23,6 +23,8 @@ public struct TrailReport: Sendable {
     public var sources: [SourceWeek]
     /// How long Apple's news took to reach a row, over the changes notifications brought.
     public var notificationLag: Lag
+    /// Apple's refund requests and the answers sent (filled beside the trail by `report`).
+    public var refundRequests = RefundRequestReport()
 
     /// Subscriptions by state at the end of `dateMs`'s day.
     public struct StateMixDay: Sendable, Equatable {
