@@ -13,14 +13,28 @@ public struct EntitlementSnapshot: Sendable, Equatable {
         switch state {
         case .refunded, .unverified: entitledUntilMs = nil
         default:
-            entitledUntilMs = [subscription.expiresAt, subscription.gracePeriodExpiresAt].compactMap { $0 }.max()
+            switch (subscription.expiresAt, subscription.gracePeriodExpiresAt) {
+            case let (expiry?, graceEnd?): entitledUntilMs = max(expiry, graceEnd)
+            case let (expiry, graceEnd): entitledUntilMs = expiry ?? graceEnd
+            }
         }
     }
 
     /// The body's object: `{"state":…,"is_entitled":…,"entitled_until_ms":…}`.
     public var json: String {
-        """
-        {"state":\(JSONText.quoted(state.rawValue)),"is_entitled":\(JSONText.bool(isEntitled)),"entitled_until_ms":\(JSONText.number(entitledUntilMs))}
-        """
+        var out = ""
+        append(to: &out)
+        return out
+    }
+
+    /// Appends ``json`` to `out` without building it apart.
+    func append(to out: inout String) {
+        out.append(#"{"state":"#)
+        JSONText.append(state.rawValue, to: &out)
+        out.append(#","is_entitled":"#)
+        out.append(isEntitled ? "true" : "false")
+        out.append(#","entitled_until_ms":"#)
+        out.append(entitledUntilMs?.description ?? "null")
+        out.append("}")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One row of the outbox (`outbound_events`): a contract change told to the web service, written
 /// in the transaction of the change and of its audit row, delivered later (``EventDeliverer``).
@@ -53,32 +54,62 @@ public struct OutboundEvent: Sendable, Equatable {
         atMs = plan.atMs
     }
 
-    /// A new event id: `evt_` and 128 random bits as 32 lowercase hex digits. Written by hand: a
-    /// UUID's string lowercased with its dashes replaced cost 4 % of a poll's CPU.
-    public static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
+    /// A new event id: `evt_`, the wall clock's milliseconds in 12 hex digits, then 80 bits in 20
+    /// — 32 lowercase hex digits, time first as UUIDv7 orders its bits, so the outbox's unique
+    /// index on it grows at its end (128 random bits put every insert on a random page of that
+    /// index). The 80 bits: 16 random ones drawn once per process, then a process-wide counter
+    /// from a random start through SplitMix64's finaliser, a bijection: no two ids of a process
+    /// repeat, and no system call per id (two `getrandom`s per id were 1 % of a poll's CPU).
+    public static func newID(wallClockMs: Int64 = Int64(Date().timeIntervalSince1970 * 1_000)) -> String {
+        let count = idCounter.add(1, ordering: .relaxed).newValue
+        var mixed = idSeed.start &+ count &* 0x9e37_79b9_7f4a_7c15
+        mixed = (mixed ^ (mixed >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94d0_49bb_1331_11eb
+        mixed ^= mixed >> 31
         var bytes = Array("evt_".utf8)
         bytes.reserveCapacity(36)
-        for _ in 0..<2 {
-            let word: UInt64 = generator.next()
-            for shift in stride(from: 60, through: 0, by: -4) { bytes.append(digits[Int((word >> UInt64(shift)) & 0xf)]) }
+        func append(_ value: UInt64, digits count: Int) {
+            for shift in stride(from: 4 * (count - 1), through: 0, by: -4) { bytes.append(hexDigits[Int((value >> UInt64(shift)) & 0xf)]) }
         }
+        append(UInt64(truncatingIfNeeded: wallClockMs), digits: 12)
+        append(UInt64(idSeed.process), digits: 4)
+        append(mixed, digits: 16)
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static let idSeed = (process: UInt16.random(in: .min ... .max), start: UInt64.random(in: .min ... .max))
+    private static let idCounter = Atomic<UInt64>(0)
+
     /// The JSON body every delivery sends (docs/EVENTS.md has its schema): Standard Webhooks'
     /// recommended envelope, `type`, `timestamp` and `data`, with the event's id beside them.
+    /// Appended into one string (an interpolation of twenty quoted parts was 1.5 % of a poll).
     public var body: String {
-        """
-        {"id":\(JSONText.quoted(eventID)),"type":\(JSONText.quoted(kind.rawValue)),"timestamp":\(JSONText.quoted(Self.iso8601(atMs))),\
-        "data":{"user_id":\(JSONText.quoted(userID)),"subscription_id":\(subscriptionID),\
-        "original_transaction_id":\(JSONText.quoted(originalTransactionID)),"product_id":\(JSONText.quoted(productID)),\
-        "transaction_id":\(JSONText.quoted(transactionID)),"environment":\(JSONText.quoted(environment)),\
-        "entitlement_before":\(before.json),"entitlement_after":\(after.json),"expiration_intent":\(JSONText.number(expirationIntent)),\
-        "audit_event_id":\(auditEventID),"source":\(JSONText.quoted(source)),"notification_id":\(JSONText.quoted(notificationID)),\
-        "apple_at_ms":\(JSONText.number(appleAtMs)),"at_ms":\(atMs)}}
-        """
+        var out = ""
+        out.reserveCapacity(704)
+        func member(_ key: String, _ text: String?) { out.append(key); JSONText.append(text, to: &out) }
+        func member(_ key: String, _ number: Int64?) { out.append(key); out.append(number?.description ?? "null") }
+        member(#"{"id":"#, eventID)
+        member(#","type":"#, kind.rawValue)
+        member(#","timestamp":"#, Self.iso8601(atMs))
+        member(#","data":{"user_id":"#, userID)
+        member(#","subscription_id":"#, subscriptionID)
+        member(#","original_transaction_id":"#, originalTransactionID)
+        member(#","product_id":"#, productID)
+        member(#","transaction_id":"#, transactionID)
+        member(#","environment":"#, environment)
+        out.append(#","entitlement_before":"#)
+        before.append(to: &out)
+        out.append(#","entitlement_after":"#)
+        after.append(to: &out)
+        member(#","expiration_intent":"#, expirationIntent.map(Int64.init))
+        member(#","audit_event_id":"#, auditEventID)
+        member(#","source":"#, source)
+        member(#","notification_id":"#, notificationID)
+        member(#","apple_at_ms":"#, appleAtMs)
+        member(#","at_ms":"#, atMs)
+        out.append("}}")
+        return out
     }
 
     /// `ms` as ISO 8601 in UTC with milliseconds (`2026-11-27T18:12:25.123Z`), the form of

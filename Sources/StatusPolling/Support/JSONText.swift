@@ -31,9 +31,26 @@ public enum JSONText {
     }
 
     /// Whether `text` holds a byte JSON requires to be escaped (a quote, a backslash, a control).
+    /// Eight bytes a step (the verifyReceipt body passes every receipt, 3 KB, through here: a byte
+    /// at a time it was 1 % of a poll's CPU).
     public static func needsEscaping(_ text: String) -> Bool {
         func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            // A byte of `w` below 0x20, or equal to `"` or `\` (each a byte of `w ^ pattern` at 0).
+            func flags(_ w: UInt64) -> Bool {
+                let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5c)
+                let below = (w &- ones &* 0x20) & ~w
+                let zeroQuote = (quote &- ones) & ~quote, zeroBackslash = (backslash &- ones) & ~backslash
+                return (below | zeroQuote | zeroBackslash) & highs != 0
+            }
+            var index = 0
+            if let base = UnsafeRawPointer(bytes.baseAddress) {
+                while index + 8 <= bytes.count {
+                    if flags(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) { return true }
+                    index += 8
+                }
+            }
+            for byte in bytes[index...] where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
             return false
         }
         var text = text

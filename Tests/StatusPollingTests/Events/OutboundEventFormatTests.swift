@@ -27,13 +27,24 @@ import Testing
         #expect(OutboundEvent.iso8601(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
     }
 
-    @Test func idsAreThirtyTwoRandomHexDigits() {
-        let ids = (0..<1_000).map { _ in OutboundEvent.newID() }
-        #expect(Set(ids).count == 1_000)
-        for id in ids {
-            #expect(id.hasPrefix("evt_"))
+    @Test func idsAreTheWallClockThenEightyBitsThatNeverRepeatInAProcess() {
+        let ids = (0..<100_000).map { _ in OutboundEvent.newID(wallClockMs: 1_795_132_800_123) }
+        #expect(Set(ids).count == 100_000)
+        // The process's 16 bits are the same in every id; the counter's 64 look random.
+        #expect(Set(ids.map { $0.dropFirst(16).prefix(4) }).count == 1)
+        #expect(Set(ids.map { $0.dropFirst(20).prefix(2) }).count == 256)
+        for id in ids.prefix(1_000) {
+            #expect(id.hasPrefix("evt_" + String(1_795_132_800_123, radix: 16).leftPadded(to: 12)))
             #expect(id.dropFirst(4).count == 32)
             #expect(id.dropFirst(4).allSatisfy { "0123456789abcdef".contains($0) })
         }
+        // Later ids sort after earlier ones (the outbox's unique index grows at its end).
+        #expect(OutboundEvent.newID(wallClockMs: 1) < OutboundEvent.newID(wallClockMs: 2))
+        #expect(OutboundEvent.newID(wallClockMs: 0xffff_ffff_ffff).hasPrefix("evt_ffffffffffff"))
+        #expect(OutboundEvent.newID(wallClockMs: 0).hasPrefix("evt_000000000000"))
     }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
