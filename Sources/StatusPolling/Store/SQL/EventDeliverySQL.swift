@@ -78,6 +78,8 @@ public enum EventDeliverySQL {
     }
 
     /// Leases the heads still free (another deliverer may have taken one meanwhile); their ids.
+    /// SQLite's take, in the write transaction that read the heads; PostgreSQL takes in one
+    /// statement (``takePostgres(_:owner:nowMs:untilMs:limit:)``).
     public static func lease(_ endpoint: String, events: [Int64], owner: String, nowMs: Int64, untilMs: Int64) -> SQLStatement {
         """
         UPDATE event_deliveries SET lease_owner = \(owner), lease_expires_at = \(untilMs)
@@ -106,7 +108,8 @@ public enum EventDeliverySQL {
         """
     }
 
-    /// The leased deliveries with their events, read by ``delivery(_:)``.
+    /// The leased deliveries with their events, read by ``delivery(_:)``: SQLite's take, after
+    /// ``lease(_:events:owner:nowMs:untilMs:)``.
     public static func deliveries(_ endpoint: String, events: [Int64]) -> SQLStatement {
         """
         SELECT d.event, o.event_id, o.user_id, o.body, d.attempts, o.at
