@@ -20,7 +20,7 @@ extension SQLiteSubscriptionStore {
 
     public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
         try await writing { db in
-            let heads = try db.fetchAll(shared: EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit, .sqlite)) { row -> Int64 in try row.column() }
+            let heads = try db.fetchAll(shared: EventDeliverySQL.heads(endpoint, nowMs: nowMs, limit: limit)) { row -> Int64 in try row.column() }
             guard !heads.isEmpty else { return [] }
             let taken = try db.fetchAll(shared: EventDeliverySQL.lease(endpoint, events: heads, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs)) {
                 row -> Int64 in try row.column()

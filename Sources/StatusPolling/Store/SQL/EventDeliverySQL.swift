@@ -39,9 +39,8 @@ public enum EventDeliverySQL {
     /// 400 a second with SQLite at 52 % of the deliverer's CPU. A candidate is a head when it is
     /// its user's first pending event, a correlated subquery run per candidate with the user
     /// bound. PostgreSQL has no such hint: ``headsPostgres(_:nowMs:limit:)`` walks explicitly.
-    public static func heads(_ endpoint: String, nowMs: Int64, limit: Int, _ dialect: SQLDialect) -> SQLStatement {
-        if dialect == .postgres { return headsPostgres(endpoint, nowMs: nowMs, limit: limit) }
-        return """
+    public static func heads(_ endpoint: String, nowMs: Int64, limit: Int) -> SQLStatement {
+        """
         SELECT d.event FROM event_deliveries AS d INDEXED BY event_deliveries_due
         WHERE d.endpoint = \(endpoint) AND d.state = 'pending' AND d.next_attempt_at <= \(nowMs)
             AND (d.lease_expires_at IS NULL OR d.lease_expires_at <= \(nowMs))
@@ -96,7 +95,7 @@ public enum EventDeliverySQL {
     /// for a backlog of 1,000).
     public static func takePostgres(_ endpoint: String, owner: String, nowMs: Int64, untilMs: Int64, limit: Int) -> SQLStatement {
         """
-        WITH heads AS MATERIALIZED (\(heads(endpoint, nowMs: nowMs, limit: limit, .postgres))),
+        WITH heads AS MATERIALIZED (\(headsPostgres(endpoint, nowMs: nowMs, limit: limit))),
         taken AS (
             UPDATE event_deliveries SET lease_owner = \(owner), lease_expires_at = \(untilMs)
             WHERE endpoint = \(endpoint) AND event IN (SELECT event FROM heads) AND state = 'pending'
