@@ -103,6 +103,7 @@ bin="$root/.build/release/status-poller"
 [ -x "$poller_bin" ] || { echo "error: --binary $poller_bin is not an executable" >&2; exit 2; }
 py="$root/.bench/venv/bin/python"
 go_peer="$root/.bench/go-peer"
+sink_bin="$root/.bench/event-sink"
 
 # The stand-in's shared secret, through the environment only (never on a command line).
 export APPSTORE_SHARED_SECRET=simulator-shared-secret

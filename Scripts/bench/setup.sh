@@ -38,26 +38,22 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$requireme
   echo "$requirements" > "$stamp"
 fi
 
-# The Go peer, in GOPATH mode over Debian's Go sources: no module proxy involved.
-peer_src="$root/Scripts/bench/peer_go/main.go"
+# The Go programs (the peer, the notifications sender, the events sink), in GOPATH mode over
+# Debian's Go sources: no module proxy involved. Each is rebuilt when its source is newer.
+go_build() {  # go_build DIR BINARY WHAT
+  local src="$root/Scripts/bench/$1/main.go" bin="$2"
+  if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+    say "building $3 into $bin"
+    mkdir -p "$root/.bench/gopath" "$root/.bench/gocache"
+    (cd "$root/Scripts/bench/$1" &&
+      GO111MODULE=off GOPATH="$root/.bench/gopath:/usr/share/gocode" GOCACHE="$root/.bench/gocache" GOFLAGS= \
+        go build -o "$bin" .)
+  fi
+}
 peer_bin="$root/.bench/go-peer"
-if [ ! -x "$peer_bin" ] || [ "$peer_src" -nt "$peer_bin" ]; then
-  say "building the Go peer into $peer_bin"
-  gopath="$root/.bench/gopath"
-  mkdir -p "$gopath" "$root/.bench/gocache"
-  (cd "$root/Scripts/bench/peer_go" &&
-    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOCACHE="$root/.bench/gocache" GOFLAGS= \
-      go build -o "$peer_bin" .)
-fi
-# The notifications sender, built the same way.
-load_src="$root/Scripts/bench/notify_load/main.go"
+go_build peer_go "$peer_bin" "the Go peer"
 load_bin="$root/.bench/notify-load"
-if [ ! -x "$load_bin" ] || [ "$load_src" -nt "$load_bin" ]; then
-  say "building the notifications sender into $load_bin"
-  gopath="$root/.bench/gopath"
-  mkdir -p "$gopath" "$root/.bench/gocache"
-  (cd "$root/Scripts/bench/notify_load" &&
-    GO111MODULE=off GOPATH="$gopath:/usr/share/gocode" GOCACHE="$root/.bench/gocache" GOFLAGS= \
-      go build -o "$load_bin" .)
-fi
+go_build notify_load "$load_bin" "the notifications sender"
+sink_bin="$root/.bench/event-sink"
+go_build event_sink "$sink_bin" "the events bench's endpoint"
 say "bench dependencies ready"

@@ -76,6 +76,45 @@ class Endpoint(Verdicts, http.server.ThreadingHTTPServer):
         pass  # a deliverer killed mid-request resets its connection: no fault of the endpoint
 
 
+class Sink:
+    """The same endpoint as a separate Go process (Scripts/bench/event_sink), for the bench: checking
+    signatures in Python took two thirds of a core the deliverer under test needed. Its verdicts
+    arrive as lines on its stdout; the judgement of order and lag stays here."""
+
+    def __init__(self, binary, key, seed, failure_rate):
+        self.lock, self.accepted, self.arrived_at = threading.Lock(), [], {}
+        self.bad_signatures, self.requests, self.cut_short = 0, 0, 0
+        self.proc = subprocess.Popen([binary, "-seed", str(seed), "-failure-rate", str(failure_rate)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc.stdin.write(base64.b64encode(key).decode() + "\n")
+        self.proc.stdin.flush()
+        first = self.proc.stdout.readline().split()
+        if first[:1] != ["port"]:
+            raise SystemExit(f"the sink {binary} did not start")
+        self.server_address = ("127.0.0.1", int(first[1]))
+        self.reader = threading.Thread(target=self.read, daemon=True)
+        self.reader.start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            verdict = line.split()
+            with self.lock:
+                if verdict[0] == "cut":
+                    self.cut_short += 1
+                    continue
+                self.requests += 1
+                if verdict[0] in ("401", "400"):
+                    self.bad_signatures += 1
+                elif verdict[0] == "204":
+                    self.accepted.append((verdict[1], verdict[2]))
+                    self.arrived_at.setdefault(verdict[1], float(verdict[3]))
+
+    def shutdown(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+        self.reader.join()
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -112,6 +151,7 @@ def main():
                    help="a migrated-or-empty PostgreSQL database instead of SQLite (its password in PGPASSWORD); written with --psql")
     p.add_argument("--psql", metavar="COMMAND", help="the psql command line (split as a shell would) that connects to it as its owner")
     p.add_argument("--rate", type=float, default=0, help="events per second offered, transactions paced on a schedule (0: one every 10 ms)")
+    p.add_argument("--sink", metavar="BINARY", help="the endpoint as Scripts/bench/event_sink's Go binary instead of this script's server")
     a = p.parse_args()
     rng = random.Random(a.seed)
     db = a.postgres or os.path.join(a.workdir, "events.sqlite")
@@ -120,8 +160,12 @@ def main():
     secret_file = os.path.join(a.workdir, "web.whsec")
     with open(secret_file, "w") as f:
         f.write(secret + "\n")
-    endpoint = Endpoint(base64.b64decode(secret[len("whsec_"):]), random.Random(a.seed + 1), a.failure_rate)
-    threading.Thread(target=endpoint.serve_forever, daemon=True).start()
+    key = base64.b64decode(secret[len("whsec_"):])
+    if a.sink:
+        endpoint = Sink(a.sink, key, a.seed + 1, a.failure_rate)
+    else:
+        endpoint = Endpoint(key, random.Random(a.seed + 1), a.failure_rate)
+        threading.Thread(target=endpoint.serve_forever, daemon=True).start()
     config = os.path.join(a.workdir, "config.json")
     with open(config, "w") as f:
         json.dump({"event_endpoints": {"web": {"url": f"http://127.0.0.1:{endpoint.server_address[1]}/hook", "secret_file": secret_file}},

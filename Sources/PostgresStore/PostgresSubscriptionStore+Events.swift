@@ -16,26 +16,18 @@ extension PostgresSubscriptionStore {
     }
 
     private func addDeliveries(endpoint: String, nowMs: Int64) async throws -> Int {
-        try await transaction { connection, logger in
+        try await read { connection, logger in
             try await connection.execute(EventDeliverySQL.ensureEndpoint(endpoint), logger: logger)
-            let after = try await connection.rows(EventDeliverySQL.fannedThrough(endpoint, .postgres), logger: logger) { row -> Int64 in try row.column() }.first ?? 0
-            guard let through = try await connection.rows(EventDeliverySQL.latestEvent, logger: logger, { row -> Int64? in try row.column() }).first ?? nil,
-                through > after
-            else { return 0 }
-            let added = try await connection.rows(
-                "WITH added AS (\(EventDeliverySQL.addDeliveries(endpoint, after: after, through: through, dueAtMs: nowMs)) RETURNING 1) SELECT count(*) FROM added",
-                logger: logger
-            ) { row -> Int in try row.column() }.first ?? 0
-            try await connection.execute(EventDeliverySQL.setFannedThrough(endpoint, through), logger: logger)
-            return added
+            return try await connection.rows(EventDeliverySQL.fanOutPostgres(endpoint, dueAtMs: nowMs), logger: logger) { row -> Int in try row.column() }.first ?? 0
         }
     }
 
     public func takeDeliveries(endpoint: String, owner: String, nowMs: Int64, leaseUntilMs: Int64, limit: Int) async throws -> [EventDelivery] {
-        try await read { connection, logger in
-            try await connection.rows(
-                EventDeliverySQL.takePostgres(endpoint, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs, limit: limit), logger: logger, EventDeliverySQL.delivery)
-        }
+        let from = pendingFloor.event(for: endpoint)
+        let take = PreparedTake(endpoint: endpoint, owner: owner, nowMs: nowMs, untilMs: leaseUntilMs, limit: limit, from: from)
+        let taken = try await read { connection, logger in try await connection.execute(take, logger: logger).collect() }
+        if let lowest = taken.first?.lowestPending { pendingFloor.record(lowest, for: endpoint, walkedFrom: from) }
+        return taken.map(\.delivery)
     }
 
     public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
@@ -63,7 +55,8 @@ extension PostgresSubscriptionStore {
     }
 
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
-        try await transaction { connection, logger in
+        defer { pendingFloor.forget() }
+        return try await transaction { connection, logger in
             try await connection.rows(
                 "WITH replayed AS (\(EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs)) RETURNING 1) SELECT count(*) FROM replayed",
                 logger: logger

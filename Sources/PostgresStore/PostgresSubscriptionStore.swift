@@ -12,6 +12,8 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
     public let leaseDuration: Duration
     /// When the event deliverer refreshes the deliveries' statistics.
     let deliveryStatistics = DeliveryStatistics()
+    /// Where the event deliverer's takes start their walk.
+    let pendingFloor = PendingFloor()
     var logger: Logger { connector.logger }
     public var name: String { connector.location.name }
 

@@ -7,7 +7,7 @@ extension SQLiteSubscriptionStore {
     public func fanOut(endpoint: String, nowMs: Int64) async throws -> Int {
         try await writing { db in
             try db.execute(shared: EventDeliverySQL.ensureEndpoint(endpoint))
-            let after = try db.fetchOne(shared: EventDeliverySQL.fannedThrough(endpoint, .sqlite)) { row -> Int64 in try row.column() } ?? 0
+            let after = try db.fetchOne(shared: EventDeliverySQL.fannedThrough(endpoint)) { row -> Int64 in try row.column() } ?? 0
             guard let through = try db.fetchOne(shared: EventDeliverySQL.latestEvent, { row -> Int64? in try row.column() }) ?? nil,
                 through > after
             else { return 0 }
