@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// Delivers the outbox to the configured endpoints: each event as a signed POST (Standard
@@ -44,14 +43,8 @@ public final class EventDeliverer: Sendable {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerEndpoint, 1))
-        return HTTPClient(eventLoopGroup: postingLoop, configuration: configuration)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
-
-    /// The POSTs' own event loop, beside NIO's singleton group that runs our tasks and the
-    /// store's connections. On the singleton every connection went to the loop that asked for
-    /// it, so one thread did all the work — the deliverer's, PostgreSQL's and the HTTP — and
-    /// the take and settle waited behind the POSTs' writes.
-    static let postingLoop: any EventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     @Sendable public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 
