@@ -10,7 +10,8 @@ struct ConsumptionSend: AsyncParsableCommand {
         discussion: """
             Each pending request is answered through Send Consumption Information (App Store Server API v2) with \
             the config file's policy, or settled without sending: no_consent (the web service recorded no consent \
-            in consumption_consents) or expired (past its 12 hours). A 5xx or a 429 is retried at a later run (after \
+            in consumption_consents, or nothing about the customer within the 12 hours; until then the request is \
+            looked at again) or expired (past its 12 hours). A 5xx or a 429 is retried at a later run (after \
             Apple's Retry-After). A request Apple took (202) is never sent again. Prints what it did. Exit 0; 3 when \
             Apple refuses the credentials; 2 on a bad setting.
             """)
@@ -35,7 +36,9 @@ struct ConsumptionSend: AsyncParsableCommand {
             let data = try JSONEncoder.sorted.encode(pass)
             return print(String(decoding: data, as: UTF8.self))
         }
-        print("sent \(pass.sent)  refused \(pass.refused)  no consent \(pass.noConsent)  expired \(pass.expired)  retried later \(pass.retried)")
+        print(
+            "sent \(pass.sent)  refused \(pass.refused)  no consent \(pass.noConsent)  expired \(pass.expired)  retried later \(pass.retried)"
+                + "  awaiting consent \(pass.awaitingConsent)")
     }
 }
 

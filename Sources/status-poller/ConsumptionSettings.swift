@@ -11,7 +11,8 @@ enum ConsumptionSettings {
         policy.claimLease = .seconds(try settings.double(nil, "consumption_claim_seconds", default: 120))
         policy.firstRetry = .seconds(try settings.double(nil, "consumption_first_retry_seconds", default: 30))
         policy.maximumRetry = .seconds(try settings.double(nil, "consumption_max_retry_seconds", default: 1800))
-        guard policy.claimLease > .zero, policy.firstRetry > .zero, policy.maximumRetry >= policy.firstRetry else {
+        policy.consentRecheck = .seconds(try settings.double(nil, "consumption_consent_recheck_seconds", default: 300))
+        guard policy.claimLease > .zero, policy.firstRetry > .zero, policy.maximumRetry >= policy.firstRetry, policy.consentRecheck > .zero else {
             throw usageError("consumption_*_seconds settings must be positive (and consumption_max_retry_seconds at least consumption_first_retry_seconds).")
         }
         policy.rules = try rules(configPath: configPath ?? environment["STATUS_POLLER_CONFIG"])

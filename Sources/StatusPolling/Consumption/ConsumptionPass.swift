@@ -6,8 +6,10 @@ public struct ConsumptionPass: Sendable, Equatable, Codable {
     public var late = 0
     /// Apple refused the answer (a 4xx).
     public var refused = 0
-    /// Nothing may be sent: the customer gave no consent.
+    /// Nothing may be sent: the web service recorded no consent (or, at the deadline, nothing).
     public var noConsent = 0
+    /// The web service has not written about the customer yet: looked at again before the deadline.
+    public var awaitingConsent = 0
     /// The deadline passed first.
     public var expired = 0
     /// A 5xx, a 429 or a failed connection: tried again later.
@@ -26,6 +28,7 @@ public struct ConsumptionPass: Sendable, Equatable, Codable {
         sum.late += rhs.late
         sum.refused += rhs.refused
         sum.noConsent += rhs.noConsent
+        sum.awaitingConsent += rhs.awaitingConsent
         sum.expired += rhs.expired
         sum.retried += rhs.retried
         sum.skipped += rhs.skipped

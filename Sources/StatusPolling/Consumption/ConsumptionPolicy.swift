@@ -13,16 +13,20 @@ public struct ConsumptionPolicy: Sendable, Equatable {
     public var firstRetry: Duration
     /// The longest wait between retries.
     public var maximumRetry: Duration
+    /// How often a request whose customer the web service has not yet written about is looked at
+    /// again, until the deadline (`consumption_consent_recheck_seconds`).
+    public var consentRecheck: Duration
 
     public init(
         sampleContentProvided: Bool = false, rules: [RefundPreferenceRule] = [], claimLease: Duration = .seconds(120),
-        firstRetry: Duration = .seconds(30), maximumRetry: Duration = .seconds(1800)
+        firstRetry: Duration = .seconds(30), maximumRetry: Duration = .seconds(1800), consentRecheck: Duration = .seconds(300)
     ) {
         self.sampleContentProvided = sampleContentProvided
         self.rules = rules
         self.claimLease = claimLease
         self.firstRetry = firstRetry
         self.maximumRetry = maximumRetry
+        self.consentRecheck = consentRecheck
     }
 
     /// The answer to `request`; nil without the customer's consent (nothing may be sent).

@@ -2,8 +2,9 @@ import Foundation
 import Logging
 
 /// Answers Apple's consumption requests (`notifications serve`, `consumption send`): each pending
-/// request due is expired once its deadline passed, settled `no_consent` without the customer's
-/// consent, or claimed (the body fixed at the first claim) and sent through Send Consumption
+/// request due is expired once its deadline passed, settled `no_consent` when the web service
+/// recorded no consent (or still nothing at the deadline; until then it is looked at again every
+/// ``ConsumptionPolicy/consentRecheck``), or claimed (the body fixed at the first claim) and sent through Send Consumption
 /// Information — 202 settles it `sent` for good, a 4xx `refused`, a 5xx, a 429 or a failed
 /// connection puts it back for a retry after `Retry-After` or the backoff, unless that falls past
 /// the deadline. A sender killed after Apple's 202 but before recording it sends the same body
@@ -47,16 +48,25 @@ public struct ConsumptionSender: Sendable {
         let id = request.notificationID
         let metadata: Logger.Metadata = ["notification.id": "\(id)", "transaction.id": "\(request.transactionID)"]
         let startMs = now()
+        let information = policy.answer(request)
+        // No consent recorded, or the window closed while the web service said nothing: never sent.
+        if request.customerConsented == false || (information == nil && startMs >= request.deadlineMs) {
+            try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .noConsent))
+            logger.info("consumption request not answered: no customer consent", metadata: metadata)
+            pass.noConsent = 1
+            return pass
+        }
         if startMs >= request.deadlineMs {
             try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .expired))
             logger.warning("consumption request expired unanswered", metadata: metadata)
             pass.expired = 1
             return pass
         }
-        guard let information = policy.answer(request) else {
-            try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .noConsent))
-            logger.info("consumption request not answered: no customer consent", metadata: metadata)
-            pass.noConsent = 1
+        guard let information else {
+            // The web service may still write the customer's consent within Apple's window.
+            let next = min(startMs + policy.consentRecheck.milliseconds, request.deadlineMs)
+            try await ledger.settleConsumptionRequest(ConsumptionSettlement(id, state: .pending, nextAttemptAtMs: next))
+            pass.awaitingConsent = 1
             return pass
         }
         let lease = startMs + policy.claimLease.milliseconds

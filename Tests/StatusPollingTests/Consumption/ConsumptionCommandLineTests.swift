@@ -25,12 +25,12 @@ import Testing
 
             let send = try await SupportCommandLineTests.run(f.support, ["consumption", "send"])
             #expect(send.status == 0, "\(send.stderr)")
-            #expect(send.stdout == "sent 1  refused 0  no consent 0  expired 0  retried later 0\n")
+            #expect(send.stdout == "sent 1  refused 0  no consent 0  expired 0  retried later 0  awaiting consent 0\n")
             #expect(f.simulator.consumptionAnswers.map(\.body) == [ConsumptionRequestTests.delivered])
 
             let again = try await SupportCommandLineTests.run(f.support, ["consumption", "send", "--format", "json"])
             #expect(again.status == 0, "\(again.stderr)")
-            #expect(again.stdout == #"{"expired":0,"late":0,"noConsent":0,"refused":0,"retried":0,"sent":0,"skipped":0}"# + "\n")
+            #expect(again.stdout == #"{"awaitingConsent":0,"expired":0,"late":0,"noConsent":0,"refused":0,"retried":0,"sent":0,"skipped":0}"# + "\n")
 
             let json = try await StatusPollerProcess.launch(list + ["--format", "json"]).outcome()
             #expect(json.status == 0, "\(json.stderr)")

@@ -111,6 +111,51 @@ import Testing
         }
     }
 
+    /// The web service has not written about the customer: the request waits, looked at again
+    /// every five minutes, and goes once consent is recorded within the window.
+    @Test(arguments: StoreKind.available) func consentWrittenWithinTheWindowIsWaitedFor(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (userID, chain, transaction) = try await f.paidChain()
+            _ = try await f.receive(f.request(id: "cr-9", chain: chain, transaction: transaction, signedAtMs: f.clock.ms - 2 * Self.hour))
+            var expected = ConsumptionPass()
+            expected.awaitingConsent = 1
+            #expect(try await f.sender().sendDue() == expected)
+            let waiting = try await f.recorded("cr-9")
+            #expect(waiting.state == .pending)
+            #expect(waiting.nextAttemptAtMs == f.clock.ms + 300_000)
+            #expect(waiting.attempts == 0)
+            #expect(waiting.body == nil)
+            try await f.db.store.recordConsumptionConsent(userID: userID, consented: true, lastUsedAtMs: nil, nowMs: f.clock.ms)
+            #expect(try await f.sender().sendDue() == ConsumptionPass(), "not looked at again before the recheck")
+
+            f.clock.set(f.clock.ms + 300_000)
+            expected = ConsumptionPass()
+            expected.sent = 1
+            #expect(try await f.sender().sendDue() == expected)
+            #expect(try await f.recorded("cr-9").state == .sent)
+            #expect(f.simulator.consumptionAnswers.count == 1)
+        }
+    }
+
+    /// Still nothing about the customer when the window closes: `no_consent` (not `expired`), never sent.
+    @Test(arguments: StoreKind.available) func nothingWrittenByTheDeadlineIsNoConsent(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (_, chain, transaction) = try await f.paidChain()
+            _ = try await f.receive(f.request(id: "cr-10", chain: chain, transaction: transaction, signedAtMs: f.clock.ms - 12 * Self.hour + 180_000))
+            #expect(try await f.sender().sendDue().awaitingConsent == 1)
+            let deadline = f.clock.ms + 180_000
+            #expect(try await f.recorded("cr-10").nextAttemptAtMs == deadline, "the last look is at the deadline")
+            f.clock.set(deadline)
+            var expected = ConsumptionPass()
+            expected.noConsent = 1
+            #expect(try await f.sender().sendDue() == expected)
+            let request = try await f.recorded("cr-10")
+            #expect(request.state == .noConsent)
+            #expect(request.attempts == 0)
+            #expect(f.simulator.consumptionAnswers.isEmpty)
+        }
+    }
+
     @Test(arguments: StoreKind.available) func pastTheDeadlineItExpiresUnsent(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
             let (userID, chain, transaction) = try await f.paidChain()
