@@ -4,10 +4,10 @@ import Logging
 /// Answers Apple's consumption requests (`notifications serve`, `consumption send`): each pending
 /// request due is expired once its deadline passed, settled `no_consent` when the web service
 /// recorded no consent (or still nothing at the deadline; until then it is looked at again every
-/// ``ConsumptionPolicy/consentRecheck``), or claimed (the body fixed at the first claim) and sent through Send Consumption
-/// Information — 202 settles it `sent` for good, a 4xx `refused`, a 5xx, a 429 or a failed
-/// connection puts it back for a retry after `Retry-After` or the backoff, unless that falls past
-/// the deadline. A sender killed after Apple's 202 but before recording it sends the same body
+/// ``ConsumptionPolicy/consentRecheck``), or claimed (the body fixed at the first claim) and sent
+/// through Send Consumption Information — 202 settles it `sent` for good, a 4xx `refused`, a 5xx,
+/// a 429 or a failed connection puts it back for a retry after `Retry-After` or the backoff,
+/// unless that falls past the deadline. A sender killed after Apple's 202 but before recording it sends the same body
 /// again once the claim's lease ends; Apple accepts a repeat within the window.
 public struct ConsumptionSender: Sendable {
     let ledger: any ConsumptionLedger
