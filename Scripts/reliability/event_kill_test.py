@@ -36,10 +36,14 @@ import time
 class Verdicts:
     """What the endpoint records and how it judges a request, whichever server carries it."""
 
+    def setup_tallies(self):
+        """What the run is judged on: acceptances in order, first arrivals, and the counts."""
+        self.lock, self.accepted, self.arrived_at = threading.Lock(), [], {}
+        self.bad_signatures, self.requests, self.cut_short = 0, 0, 0
+
     def setup_verdicts(self, key, rng, failure_rate):
-        self.key, self.rng, self.lock, self.failure_rate = key, rng, threading.Lock(), failure_rate
-        self.accepted, self.arrived_at, self.bad_signatures, self.requests = [], {}, 0, 0
-        self.cut_short = 0
+        self.key, self.rng, self.failure_rate = key, rng, failure_rate
+        self.setup_tallies()
 
     def judge(self, event_id, timestamp, signature_header, body):
         """The status to answer: 401 for a bad signature, 500 for an injected failure, 204 accepted."""
@@ -76,14 +80,13 @@ class Endpoint(Verdicts, http.server.ThreadingHTTPServer):
         pass  # a deliverer killed mid-request resets its connection: no fault of the endpoint
 
 
-class Sink:
+class Sink(Verdicts):
     """The same endpoint as a separate Go process (Scripts/bench/event_sink), for the bench: checking
     signatures in Python took two thirds of a core the deliverer under test needed. Its verdicts
     arrive as lines on its stdout; the judgement of order and lag stays here."""
 
     def __init__(self, binary, key, seed, failure_rate):
-        self.lock, self.accepted, self.arrived_at = threading.Lock(), [], {}
-        self.bad_signatures, self.requests, self.cut_short = 0, 0, 0
+        self.setup_tallies()
         self.proc = subprocess.Popen([binary, "-seed", str(seed), "-failure-rate", str(failure_rate)],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
         self.proc.stdin.write(base64.b64encode(key).decode() + "\n")
