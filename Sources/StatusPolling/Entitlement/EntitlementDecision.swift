@@ -71,7 +71,7 @@ public enum EntitlementDecision {
     private static func state(of chain: SubscriptionChain, answer: StatusAnswer, row: SubscriptionRow) -> SubscriptionState {
         let renewal = answer.renewals.first { $0.originalTransactionID == chain.originalTransactionID }
         let effective = chain.effective
-        return SubscriptionState(
+        var state = SubscriptionState(
             originalTransactionID: chain.originalTransactionID,
             productID: effective.productID,
             environment: answer.environment ?? row.state.environment,
@@ -91,5 +91,10 @@ public enum EntitlementDecision {
             commitmentExpiresAt: effective.commitment?.expiresAtMs,
             renewalBillingPlanType: renewal?.renewalBillingPlanType
         )
+        if renewal == nil, let missing = answer.missingRenewals.first(where: { $0.originalTransactionID == chain.originalTransactionID }) {
+            let held = row.state.originalTransactionID == chain.originalTransactionID ? row.state : nil
+            state.takeRenewalInfo(withoutRenewalInfo: missing.appleStatus, held: held)
+        }
+        return state
     }
 }

@@ -26,6 +26,33 @@ extension SubscriptionState {
         renewalBillingPlanType = other.renewalBillingPlanType
     }
 
+    /// The renewal columns of a chain Apple answered without renewal info: what the row held of
+    /// this chain (`held`; nothing for a chain it does not hold) stays, since Apple did not say
+    /// otherwise, except what Apple's `status` says — in billing retry (3), in a grace period (4:
+    /// billing retry too, and the row's grace expiry, if any, stands), or neither (1, 2, 5). A
+    /// grace period Apple names without its expiry leaves the row disagreeing with Apple's status,
+    /// which asks Apple again rather than guess a date.
+    mutating func takeRenewalInfo(withoutRenewalInfo status: AppleSubscriptionStatus?, held: SubscriptionState?) {
+        gracePeriodExpiresAt = held?.gracePeriodExpiresAt
+        isInBillingRetry = held?.isInBillingRetry ?? false
+        autoRenewStatus = held?.autoRenewStatus
+        autoRenewProductID = held?.autoRenewProductID
+        expirationIntent = held?.expirationIntent
+        renewalBillingPlanType = held?.renewalBillingPlanType
+        switch status {
+        case .billingRetry?:
+            isInBillingRetry = true
+            gracePeriodExpiresAt = nil
+        case .gracePeriod?:
+            isInBillingRetry = true
+        case .active?, .expired?, .revoked?:
+            isInBillingRetry = false
+            gracePeriodExpiresAt = nil
+        case nil:
+            break
+        }
+    }
+
     /// Whether `self` differs from `old` only by the transaction's identity appearing
     /// (`transaction_id`, `purchased_at`, `in_app_ownership_type`, and the commitment columns,
     /// from NULL): a row verified before those columns were kept learns them on its next answer,

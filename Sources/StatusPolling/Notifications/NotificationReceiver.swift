@@ -109,9 +109,15 @@ public struct NotificationReceiver: Sendable {
         case .version2(let signedPayload):
             do {
                 let signed = try await verifier.verifyNotification(signedPayload, appAppleID: configuration.appAppleID)
+                if signed.lacksRenewalInfo {
+                    logger.notice("a notification without renewal info; its status sets billing retry and grace, the row keeps its other renewal columns", metadata: [
+                        "notification_id": "\(signed.notificationUUID)", "type": "\(signed.name)", "original_transaction_id": "\(signed.originalTransactionID ?? "-")",
+                        "apple_status": "\(signed.status.map(String.init) ?? "-")",
+                    ])
+                }
                 return ReceivedNotification(signed, signedPayload: signedPayload, source: source, receivedAtMs: clock())
             } catch {
-                throw NotificationRefusal(.signature, error.description)
+                throw NotificationRefusal(error.isUntrusted ? .signature : .malformed, error.description)
             }
         case .version1(let v1):
             guard let secret = configuration.sharedSecret else {

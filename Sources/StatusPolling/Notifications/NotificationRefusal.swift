@@ -2,7 +2,8 @@
 /// (never the body) say so, and the sender gets the 4xx the reason names.
 public struct NotificationRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Reason: String, Sendable, CaseIterable {
-        /// Not JSON, or neither a V2 (`signedPayload`) nor a V1 (`notification_type`) notification.
+        /// Not JSON, or neither a V2 (`signedPayload`) nor a V1 (`notification_type`) notification, or
+        /// a V2 payload Apple signed that is not of the shape Apple documents (`payload_shape`).
         case malformed
         /// A V2 signed payload that failed a check of its signature chain or claims.
         case signature

@@ -35,7 +35,17 @@ public struct SignedNotification: Sendable {
         return StatusAnswer(
             upstreamStatus: UpstreamStatus(backend: .notification, code: status ?? 0), bundleID: transaction.bundleId, environment: environment?.rawValue,
             transactions: [ServerAPIClient.transaction(transaction)], renewals: renewal.map { [ServerAPIClient.renewal($0)] } ?? [],
-            scope: .oneTransaction, subscriptionStatus: status.flatMap(AppleSubscriptionStatus.init(rawValue:)))
+            scope: .oneTransaction, subscriptionStatus: appleStatus,
+            missingRenewals: renewal == nil ? [MissingRenewalInfo(originalTransactionID: transaction.originalTransactionId, appleStatus: appleStatus)] : [])
+    }
+
+    /// `status` in Apple's terms (nil: none sent, or a value Apple has not documented).
+    var appleStatus: AppleSubscriptionStatus? { status.flatMap(AppleSubscriptionStatus.init(rawValue:)) }
+
+    /// An auto-renewable subscription's transaction that came without renewal info (none sent, or
+    /// signed as JSON `null` or `{}`): worth a log line, since its renewal columns stay the row's.
+    public var lacksRenewalInfo: Bool {
+        renewal == nil && transaction?.expiresDate != nil
     }
 }
 

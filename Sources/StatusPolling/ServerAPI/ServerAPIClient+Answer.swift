@@ -37,6 +37,7 @@ extension ServerAPIClient {
         }
         var transactions: [SubscriptionTransaction] = []
         var renewals: [SubscriptionRenewalInfo] = []
+        var missing: [MissingRenewalInfo] = []
         for chain in chains {
             let (transaction, renewal) = try await verifiedEntry(chain, environment: environment)
             if configuration.readHistory, let id = transaction.originalTransactionId {
@@ -44,11 +45,20 @@ extension ServerAPIClient {
             } else {
                 transactions.append(Self.transaction(transaction))
             }
-            if let renewal { renewals.append(Self.renewal(renewal)) }
+            if let renewal {
+                renewals.append(Self.renewal(renewal))
+            } else {
+                let status = chain.status.flatMap(AppleSubscriptionStatus.init(rawValue:))
+                missing.append(MissingRenewalInfo(originalTransactionID: transaction.originalTransactionId, appleStatus: status))
+                logger.notice("Apple answered a chain without renewal info; its status sets billing retry and grace, the row keeps its other renewal columns", metadata: [
+                    "subscription_id": "\(subscriptionID)", "original_transaction_id": "\(transaction.originalTransactionId ?? "-")",
+                    "renewal_info": "\(chain.signedRenewalInfo == nil ? "absent" : "signed as null or {}")", "apple_status": "\(chain.status.map(String.init) ?? "-")",
+                ])
+            }
         }
         return StatusAnswer(
             upstreamStatus: .serverAPI(200), bundleID: configuration.credentials.bundleID, environment: environment.rawValue,
-            transactions: transactions, renewals: renewals, latestReceipt: nil)
+            transactions: transactions, renewals: renewals, latestReceipt: nil, missingRenewals: missing)
     }
 
     /// One `lastTransactions` entry, verified: its transaction, then its renewal info against it.
@@ -63,7 +73,7 @@ extension ServerAPIClient {
             if let signed = chain.signedRenewalInfo { renewal = try await verifier.verifyRenewalInfo(signed, of: transaction) }
             return (transaction, renewal)
         } catch {
-            throw VerificationFailure.untrusted(error)
+            throw VerificationFailure.signedData(error)
         }
     }
 
@@ -81,7 +91,7 @@ extension ServerAPIClient {
                 do {
                     transactions.append(Self.transaction(try await verifier.verifyTransaction(signed, environment: environment)))
                 } catch {
-                    throw VerificationFailure.untrusted(error)
+                    throw VerificationFailure.signedData(error)
                 }
             }
             guard page.hasMore, let next = page.revision, next != revision else { break }

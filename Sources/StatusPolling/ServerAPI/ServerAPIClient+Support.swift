@@ -65,7 +65,7 @@ extension ServerAPIClient {
             do {
                 transactions.append(VerifiedTransaction(try await verifier.verifyTransaction(jws, environment: environment), environment: environment))
             } catch {
-                throw VerificationFailure.untrusted(error)
+                throw VerificationFailure.signedData(error)
             }
         }
         return transactions

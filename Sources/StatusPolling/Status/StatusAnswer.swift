@@ -19,11 +19,15 @@ public struct StatusAnswer: Sendable, Equatable {
     public var scope: AnswerScope
     /// Apple's verdict on the subscription as of the answer (a V2 notification's `data.status`).
     public var subscriptionStatus: AppleSubscriptionStatus?
+    /// Chains of a signed answer that came without renewal info: their renewal columns stay the
+    /// row's, except what Apple's status says (verifyReceipt's are not listed: a chain without
+    /// `pending_renewal_info` clears them, as it always has).
+    public var missingRenewals: [MissingRenewalInfo]
 
     public init(
         upstreamStatus: UpstreamStatus, bundleID: String?, environment: String?, transactions: [SubscriptionTransaction],
         renewals: [SubscriptionRenewalInfo], latestReceipt: String? = nil, scope: AnswerScope = .latestTransaction,
-        subscriptionStatus: AppleSubscriptionStatus? = nil
+        subscriptionStatus: AppleSubscriptionStatus? = nil, missingRenewals: [MissingRenewalInfo] = []
     ) {
         self.upstreamStatus = upstreamStatus
         self.bundleID = bundleID
@@ -33,5 +37,6 @@ public struct StatusAnswer: Sendable, Equatable {
         self.latestReceipt = latestReceipt
         self.scope = scope
         self.subscriptionStatus = subscriptionStatus
+        self.missingRenewals = missingRenewals
     }
 }

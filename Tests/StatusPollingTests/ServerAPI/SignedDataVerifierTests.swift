@@ -24,7 +24,7 @@ import X509
         #expect(transaction.expiresDate == 1_791_600_000_000)
         #expect(transaction.revocationDate == 1_789_500_000_000)
         #expect(transaction.isUpgraded == true)
-        let renewal = try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["expirationIntent": 2, "isInBillingRetryPeriod": true, "gracePeriodExpiresDate": 1_792_000_000_000])), of: transaction)
+        let renewal = try #require(try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["expirationIntent": 2, "isInBillingRetryPeriod": true, "gracePeriodExpiresDate": 1_792_000_000_000])), of: transaction))
         #expect(renewal.autoRenewProductId == "com.example.premium.yearly")
         #expect(renewal.autoRenewStatus == 1)
         #expect(renewal.expirationIntent == 2)
@@ -122,6 +122,43 @@ import X509
         await #expect(throws: SignedDataFailure.self) {
             try await verifier.verifyRenewalInfo(pki.sign(SignedPayloads.renewal(["environment": "Sandbox"])), of: transaction)
         }
+    }
+
+    /// Genuine Sandbox answers carry renewal info Apple signed as JSON `null`: once its signature
+    /// holds it is no renewal info (nil), and so is `{}`; the same text under a forged signature is
+    /// still refused for its signature.
+    @Test func renewalInfoSignedAsNullOrEmptyIsNoRenewalInfo() async throws {
+        let pki = try TestPKI()
+        let verifier = SignedDataVerifier(trustedRoots: [pki.root], bundleID: SignedPayloads.bundle)
+        let transaction = try await verifier.verifyTransaction(pki.sign(SignedPayloads.transaction()), environment: .production)
+        for text in ["null", "{}", " null\n", "{ }"] {
+            #expect(try await verifier.verifyRenewalInfo(pki.sign(text: text), of: transaction) == nil, "\(text)")
+        }
+        let parts = pki.sign(text: "null").split(separator: ".").map(String.init)
+        let forged = "\(parts[0]).\(parts[1]).\(pki.sign(text: "{}").split(separator: ".")[2])"
+        await #expect(throws: SignedDataFailure(.signature, "the ES256 signature does not match the header and payload")) {
+            try await verifier.verifyRenewalInfo(forged, of: transaction)
+        }
+        // Under another root, `null` is as untrusted as anything else.
+        let stranger = try TestPKI(.init(rootName: "Another Root"))
+        await #expect(throws: SignedDataFailure.self) { try await verifier.verifyRenewalInfo(stranger.sign(text: "null"), of: transaction) }
+    }
+
+    /// A payload Apple signed whose shape is not Apple's is refused for its shape, not its trust;
+    /// the same payload under a forged signature is refused for the signature.
+    @Test func aPayloadOfTheWrongShapeIsNotAnUntrustedSignature() async throws {
+        let pki = try TestPKI()
+        let wrong = pki.sign(SignedPayloads.transaction(["expiresDate": "next month"]))
+        let failure = try #require(await failure(wrong, pki: pki))
+        #expect(failure == SignedDataFailure(.payloadShape, "the signature holds, but the payload is not JSON of the shape Apple documents for JWSTransactionPayload"))
+        #expect(!failure.isUntrusted)
+        #expect(VerificationFailure.signedData(failure) == VerificationFailure(
+            .unexpectedResponse, "unexpected_response (payload_shape): the signature holds, but the payload is not JSON of the shape Apple documents for JWSTransactionPayload",
+            upstreamStatus: .serverAPI(200)))
+        let parts = wrong.split(separator: ".").map(String.init)
+        let forged = "\(parts[0]).\(parts[1]).\(pki.sign(SignedPayloads.transaction()).split(separator: ".")[2])"
+        #expect(await self.failure(forged, pki: pki)?.check == .signature)
+        #expect(await self.failure(pki.sign(text: "null"), pki: pki)?.check == .payloadShape)
     }
 
     @Test func base64URLRoundTripsAndRefusesOtherAlphabets() {

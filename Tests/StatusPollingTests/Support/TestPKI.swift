@@ -76,10 +76,16 @@ struct TestPKI {
 
     /// A compact JWS of `payload`, signed by the leaf; `x5c` nil leaves the chain out.
     func sign(_ payload: [String: Any], x5c: [String]? = nil, omitX5C: Bool = false, alg: String = "ES256") -> String {
+        sign(text: String(decoding: try! JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]), as: UTF8.self), x5c: x5c, omitX5C: omitX5C, alg: alg)
+    }
+
+    /// A compact JWS whose payload is `text` exactly, e.g. the literal `null` genuine Sandbox
+    /// answers carry as renewal info.
+    func sign(text: String, x5c: [String]? = nil, omitX5C: Bool = false, alg: String = "ES256") -> String {
         var header: [String: Any] = ["alg": alg]
         if !omitX5C { header["x5c"] = x5c ?? self.x5c }
         let head = Self.base64URL(try! JSONSerialization.data(withJSONObject: header, options: [.sortedKeys]))
-        let body = Self.base64URL(try! JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys]))
+        let body = Self.base64URL(Data(text.utf8))
         let signature = try! leafKey.signature(for: Data("\(head).\(body)".utf8))
         return "\(head).\(body).\(Self.base64URL(signature.rawRepresentation))"
     }

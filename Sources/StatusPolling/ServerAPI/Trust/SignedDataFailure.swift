@@ -3,7 +3,7 @@
 public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// Every check, in the order they run; the first that fails is reported.
     public enum Check: String, Sendable, CaseIterable {
-        /// Not three base64url parts, or a header or payload that is not JSON.
+        /// Not three base64url parts, or a header that is not JSON.
         case malformed
         /// The header's `alg` is not ES256.
         case algorithm
@@ -24,6 +24,9 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
         case validity
         /// The ES256 signature does not match the header and payload.
         case signature
+        /// The signature holds, but the payload is not JSON of the shape Apple documents (a field of
+        /// the wrong type, not an object): the answer's shape failed, not its trust.
+        case payloadShape = "payload_shape"
         /// The payload's `bundleId` is not the configured app's.
         case bundleID = "bundle_id"
         /// The payload's `environment` is not the one asked.
@@ -49,9 +52,17 @@ public struct SignedDataFailure: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(check.rawValue): \(detail)" }
 }
 
+extension SignedDataFailure {
+    /// Whether the payload's trust failed (its chain, signature or claims), as opposed to its shape.
+    public var isUntrusted: Bool { check != .payloadShape }
+}
+
 extension VerificationFailure {
     /// A row whose answer held a payload that failed `failure`'s check: nothing of it is applied.
-    static func untrusted(_ failure: SignedDataFailure) -> VerificationFailure {
-        VerificationFailure(.untrustedSignature, "untrusted_signature (\(failure.check.rawValue)): \(failure.detail)", upstreamStatus: .serverAPI(200))
+    /// A payload of the wrong shape under a valid signature is an unexpected response, not an
+    /// untrusted signature, so that an operator is not sent to look at certificates.
+    static func signedData(_ failure: SignedDataFailure) -> VerificationFailure {
+        let reason: Reason = failure.isUntrusted ? .untrustedSignature : .unexpectedResponse
+        return VerificationFailure(reason, "\(reason.rawValue) (\(failure.check.rawValue)): \(failure.detail)", upstreamStatus: .serverAPI(200))
     }
 }

@@ -52,8 +52,18 @@ public final class SignedDataVerifier: Sendable {
 
     /// Verifies a `signedRenewalInfo` and decodes it. Renewal info names no app, so it is accepted
     /// only beside `transaction` (already verified) of the same chain and environment.
-    public func verifyRenewalInfo(_ jws: String, of transaction: JWSTransactionPayload) async throws(SignedDataFailure) -> JWSRenewalInfoPayload {
-        try await verified(jws) { (payload: JWSRenewalInfoPayload) throws(SignedDataFailure) in
+    ///
+    /// Returns nil for renewal info Apple signed as JSON `null` (or `{}`), as genuine Sandbox answers
+    /// carry it: once its signature holds, it is no renewal info, and the verified transaction beside
+    /// it still applies. Having no `signedDate`, its chain must be valid at the transaction's.
+    public func verifyRenewalInfo(_ jws: String, of transaction: JWSTransactionPayload) async throws(SignedDataFailure) -> JWSRenewalInfoPayload? {
+        let parts = try await SignedParts(jws, verifier: self)
+        if parts.isEmptyPayload {
+            try parts.checkValidity(atMs: transaction.signedDate)
+            try parts.checkSignature()
+            return nil
+        }
+        return try verified(parts) { (payload: JWSRenewalInfoPayload) throws(SignedDataFailure) in
             guard payload.originalTransactionId == transaction.originalTransactionId, payload.environment == transaction.environment else {
                 throw SignedDataFailure(
                     .renewalMismatch,
@@ -72,27 +82,21 @@ public final class SignedDataVerifier: Sendable {
     func verified<Payload: Decodable & SignedPayload>(
         _ jws: String, claims: (Payload) throws(SignedDataFailure) -> Void
     ) async throws(SignedDataFailure) -> Payload {
-        let utf8 = jws.utf8
-        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")), let lastDot = utf8.lastIndex(of: UInt8(ascii: ".")), firstDot != lastDot,
-            !utf8[utf8.index(after: firstDot)..<lastDot].contains(UInt8(ascii: "."))
-        else { throw SignedDataFailure(.malformed, "not a compact JWS of three base64url parts") }
-        let header = jws[..<firstDot]
-        let chain = try await chain(ofHeader: header)
-        guard let payloadData = Base64URL.decode(jws[jws.index(after: firstDot)..<lastDot]),
-            let signature = Base64URL.decode(jws[jws.index(after: lastDot)...])
-        else { throw SignedDataFailure(.malformed, "not a compact JWS of three base64url parts") }
-        guard let payload = try? JSONDecoder().decode(Payload.self, from: payloadData) else {
-            throw SignedDataFailure(.malformed, "the JWS payload is not JSON of the expected shape")
+        try verified(try await SignedParts(jws, verifier: self), claims: claims)
+    }
+
+    /// The checks after the header's chain, on a JWS already split. A payload that does not decode
+    /// is refused for its shape only once its signature holds: Apple signed it, so what failed is
+    /// the answer's shape, not its trust.
+    func verified<Payload: Decodable & SignedPayload>(
+        _ parts: SignedParts, claims: (Payload) throws(SignedDataFailure) -> Void
+    ) throws(SignedDataFailure) -> Payload {
+        guard let payload = try? JSONDecoder().decode(Payload.self, from: parts.payload) else {
+            try parts.checkSignature()
+            throw SignedDataFailure(.payloadShape, "the signature holds, but the payload is not JSON of the shape Apple documents for \(Payload.self)")
         }
-        if let signedDateMs = payload.signedDate {
-            let signedDate = Date(timeIntervalSince1970: Double(signedDateMs) / 1000)
-            guard chain.validFrom <= signedDate, signedDate <= chain.validUntil else {
-                throw SignedDataFailure(.validity, "a certificate of the chain was not valid at signedDate \(signedDateMs) ms (valid \(Int64(chain.validFrom.timeIntervalSince1970 * 1000))…\(Int64(chain.validUntil.timeIntervalSince1970 * 1000)) ms)")
-            }
-        }
-        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-            chain.leafKey.isValidSignature(ecdsa, for: Data(utf8[..<lastDot]))
-        else { throw SignedDataFailure(.signature, "the ES256 signature does not match the header and payload") }
+        try parts.checkValidity(atMs: payload.signedDate)
+        try parts.checkSignature()
         try claims(payload)
         guard payload.signedDate != nil else { throw SignedDataFailure(.payload, "the payload has no signedDate") }
         return payload
