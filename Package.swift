@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "status-poller", targets: ["status-poller"]),
+        .executable(name: "status-poller-demo", targets: ["status-poller-demo"]),
         .library(name: "StatusPolling", targets: ["StatusPolling"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
@@ -143,16 +144,30 @@ let package = Package(
         // generated before every build by the plugin below; only the executable depends on it.
         .target(name: "BuildInfo", plugins: ["BuildInfoPlugin"]),
         .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
+        // What both executables share: the exit-code handling of `main()`, the errors, logging, the
+        // database a `--database` names, the small parsers. `package` access, no product.
+        .target(
+            name: "PollerCommandLine",
+            dependencies: [
+                "StatusPolling",
+                "SQLiteStore",
+                "PostgresStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         // The thin command line: parse, configure, call the library, map the outcome to an exit code.
+        // It links neither the simulator nor the demo: the package check asserts it.
         .executableTarget(
             name: "status-poller",
             dependencies: [
                 "BuildInfo",
+                "PollerCommandLine",
                 "StatusPolling",
                 "SQLiteStore",
                 "PostgresStore",
-                "AppStoreSimulator",
-                "PollingDemo",
                 "ReceiverServer",
                 "ReportPage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -162,8 +177,23 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The simulator and the demo as a program of their own (`Scripts/demo.sh`, the harnesses):
+        // its workers run the `status-poller` beside it.
+        .executableTarget(
+            name: "status-poller-demo",
+            dependencies: [
+                "BuildInfo",
+                "PollerCommandLine",
+                "StatusPolling",
+                "SQLiteStore",
+                "PostgresStore",
+                "AppStoreSimulator",
+                "PollingDemo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
@@ -184,8 +214,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                // Built before the tests so that CommandLineTests can run the real binary.
+                // Built before the tests so that CommandLineTests can run the real binaries.
                 "status-poller",
+                "status-poller-demo",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The performance benchmark (issue 9): status-poller's release build against two peer pollers — the
 # script a team would write (Python, InAppPy's asyncio validator) and the same poller in Go — all
-# against one lean verifyReceipt stand-in (`status-poller simulate --lean`, fixed latency L) and
+# against one lean verifyReceipt stand-in (`status-poller-demo simulate --lean`, fixed latency L) and
 # identical rows, in the same run on the same machine. Figures move with the machine: compare
 # within one run.
 #
@@ -21,7 +21,7 @@
 # second (at most the rate). `faults` is status-poller alone against the full simulator at 50 ms,
 # c = 64, 12,800 new rows (--quick: 3,200), without faults, then with 3 % and 10 % of 503s and
 # retryable statuses: throughput as a share of the fault-free run (Scripts/bench/faults.sh). `lapsed`
-# plays `status-poller demo` (1,000 subscribers, 90 nights, no receipt uploads) without and with the
+# plays `status-poller-demo demo` (1,000 subscribers, 90 nights, no receipt uploads) without and with the
 # lapsed sweep: locked-out paying users, requests over the nights, how long comebacks went unseen
 # (Scripts/bench/lapsed.sh). `postgres` is status-poller alone on a throwaway PostgreSQL cluster:
 # 40,000 due among 1,000,000 rows, 1 worker then 4 workers (c = 16 each, L = 50 ms; throughput of
@@ -93,12 +93,16 @@ bench_started=$(date +%s)
 Scripts/bench/setup.sh
 if [ "$skip_build" -eq 0 ]; then
   Scripts/bootstrap.sh
-  say "building the release binary"
+  say "building the release binaries"
   swift build -c release --product status-poller
+  swift build -c release --product status-poller-demo
 fi
 bin="$root/.build/release/status-poller"
+# The simulator and its stand-ins: the program built beside status-poller (status-poller-demo).
+sim_bin="$root/.build/release/status-poller-demo"
 [ -x "$bin" ] || { echo "error: no release binary at $bin; run without --skip-build" >&2; exit 2; }
-"$bin" simulate --help | grep -q -- --lean || { echo "error: $bin has no 'simulate --lean'; rebuild" >&2; exit 2; }
+[ -x "$sim_bin" ] || { echo "error: no release binary at $sim_bin; run without --skip-build" >&2; exit 2; }
+"$sim_bin" simulate --help | grep -q -- --lean || { echo "error: $sim_bin has no 'simulate --lean'; rebuild" >&2; exit 2; }
 [ -n "$poller_bin" ] || poller_bin="$bin"
 [ -x "$poller_bin" ] || { echo "error: --binary $poller_bin is not an executable" >&2; exit 2; }
 py="$root/.bench/venv/bin/python"
@@ -135,7 +139,7 @@ trap cleanup EXIT
 # start_standin L_MS: serves on a free loopback port; sets standin_pid and url.
 start_standin() {
   local out="$logs/standin-L$1.out"
-  "$bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:$1ms" --bundle-id "$bundle" > "$out" 2> "$logs/standin-L$1.err" &
+  "$sim_bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:$1ms" --bundle-id "$bundle" > "$out" 2> "$logs/standin-L$1.err" &
   standin_pid=$!
   url=$(await_endpoint production "$out" "$logs/standin-L$1.err" 10)
 }
@@ -286,6 +290,7 @@ PY
 }
 
 # --- the cases ----------------------------------------------------------------------------------
+source "$root/Scripts/reliability/binary.sh"  # demo_binary_of: the demo of a --binary
 source "$root/Scripts/bench/server-api.sh"
 source "$root/Scripts/bench/postgres.sh"
 source "$root/Scripts/bench/faults.sh"

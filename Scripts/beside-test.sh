@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The web service beside a run (issue 11): while `status-poller run` verifies and writes ROWS new
-# subscriptions (3 KB receipts, against the lean stand-in `status-poller simulate --lean` at a
+# subscriptions (3 KB receipts, against the lean stand-in `status-poller-demo simulate --lean` at a
 # fixed latency), separate processes do what the web service does, each on its own connection
 # with the README's 10 s busy timeout: readers run `SELECT ... FROM entitlements WHERE user_id = ?`
 # for random users in a loop, an enroller inserts a new subscriber every 0–10 ms
@@ -44,7 +44,7 @@ done
 
 . Scripts/reliability/binary.sh
 resolve_binary
-"$binary" simulate --help | grep -q -- --lean || { echo "error: $binary has no 'simulate --lean'; rebuild" >&2; exit 2; }
+"$(demo_binary_of "$binary")" simulate --help | grep -q -- --lean || { echo "error: $(demo_binary_of "$binary") has no 'simulate --lean'; rebuild" >&2; exit 2; }
 echo "==> beside test: $rows rows, $readers reader(s), binary $binary" >&2
 exec python3 Scripts/reliability/beside_test.py --binary "$binary" --rows "$rows" --readers "$readers" --latency-ms "$latency" \
   --concurrency "$concurrency" --busy-timeout-ms "$busy" "${keep[@]}"

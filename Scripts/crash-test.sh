@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Crash consistency (issue 11): SIGKILL the poller at random moments and check that nothing is lost,
-# half-written or unaccounted for. Against `status-poller simulate` (a free loopback port, a seeded
+# half-written or unaccounted for. Against `status-poller-demo simulate` (a free loopback port, a seeded
 # population, latency uniform:1ms-5ms, a small rate of faults that fail a request) and a fresh
 # database enrolled through the database contract, it repeatedly moves the simulated clock (0–5
 # days), starts `run`, `backfill --all` or `backfill --resume` at random (concurrency 2–32) and

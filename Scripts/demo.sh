@@ -3,15 +3,17 @@
 # build needs, builds, then plays `status-poller run` night after night against the built-in App
 # Store simulator and a local SQLite file (status-poller-demo.sqlite), and ends by writing the
 # recovery and churn report of those nights beside it (status-poller-report.html). No network is
-# used. Extra arguments go to `status-poller demo` (e.g. --subscribers 10000 --nights 60
+# used. The simulator and the demo are a program of their own, status-poller-demo (the
+# status-poller a team installs carries neither). Extra arguments go to `status-poller-demo demo` (e.g. --subscribers 10000 --nights 60
 # --outage-night 20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/bootstrap.sh
-echo "==> building status-poller (first build: ~6 min on 2 cores)" >&2
+echo "==> building status-poller and status-poller-demo (first build: ~6 min on 2 cores)" >&2
 swift build --product status-poller
+swift build --product status-poller-demo
 echo "==> playing the demo (about a minute and a half)" >&2
-.build/debug/status-poller demo "$@"
+.build/debug/status-poller-demo demo "$@"
 database=status-poller-demo.sqlite
 previous=""
 for argument in "$@"; do

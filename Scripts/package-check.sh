@@ -2,16 +2,18 @@
 # The Debian package on a real host, as an operator would use it, without the Swift toolchain:
 # builds it with Scripts/package.sh (or takes --deb FILE), installs it with dpkg, runs the installed
 # binary with nothing of the toolchain on its library path (`--version`; ldd: no library from the
-# toolchain), `migrate` on a fresh SQLite file and one `run` against the built-in simulator, as the
-# status-poller user, reading the shared secret from /etc/status-poller as the cron entry does;
+# toolchain; no simulator in it), `migrate` on a fresh SQLite file and one `run` against the simulator
+# (`status-poller-demo simulate`, from the build tree: --simulator), as the status-poller user, reading the shared secret from /etc/status-poller as the cron entry does;
 # checks the units (`systemd-analyze verify`, `security --offline=true` at most 3.0) and the
 # logrotate file (`logrotate -d`, then one forced rotation); upgrades to a copy with a bumped
 # version and checks the settings and secrets were kept; removes it (binary and units gone; /etc,
 # /var/lib, the user kept) and purges it (everything gone).
 #
-#   sudo Scripts/package-check.sh [--deb FILE] [--skip-build] [--allow-skip]
+#   sudo Scripts/package-check.sh [--deb FILE] [--skip-build] [--simulator PATH] [--allow-skip]
 #
 # --deb FILE      check this package instead of building one
+# --simulator PATH  the status-poller-demo whose `simulate` the run asks (default: the debug build,
+#                 else the release build, else one built now)
 # --skip-build    package the binary already in .build-static (Scripts/package.sh --skip-build)
 # --allow-skip    exit 0 with a message where the check cannot run (not root, no dpkg, status-poller
 #                 already on the host), instead of 2 (Scripts/test.sh passes it outside CI)
@@ -23,14 +25,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-deb="" skip_build=0 allow_skip=0
+deb="" skip_build=0 allow_skip=0 simulator=""
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value (see --help)" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --deb) need_value "$@"; deb="$2"; shift 2 ;;
     --skip-build) skip_build=1; shift ;;
+    --simulator) need_value "$@"; simulator="$2"; shift 2 ;;
     --allow-skip) allow_skip=1; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,6 +52,17 @@ for leftover in /etc/status-poller /var/lib/status-poller /var/log/status-poller
 done
 ! getent passwd status-poller >/dev/null || cannot "the user status-poller exists, and the check's purge would delete it: run it on a host without status-poller"
 [ -z "$deb" ] || [ -f "$deb" ] || { echo "error: no package at $deb" >&2; exit 2; }
+if [ -z "$simulator" ]; then
+  for candidate in .build/debug/status-poller-demo .build/release/status-poller-demo; do
+    [ -x "$candidate" ] && { simulator="$PWD/$candidate"; break; }
+  done
+fi
+if [ -z "$simulator" ]; then
+  say "building status-poller-demo for its simulator"
+  swift build --product status-poller-demo >&2
+  simulator="$PWD/.build/debug/status-poller-demo"
+fi
+[ -x "$simulator" ] || { echo "error: --simulator $simulator is not an executable" >&2; exit 2; }
 
 failures=0
 check() { # check DESCRIPTION COMMAND...: runs COMMAND, counts a failure when it fails.
@@ -116,6 +130,10 @@ if [ -n "$toolchain" ]; then
   check "ldd: nothing from the toolchain ($toolchain)" sh -c "! grep -qF '$toolchain/' '$work/ldd.txt'"
 fi
 bare() { env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= HOME=/nonexistent "$@"; }
+# No fake App Store beside the customers' data: the module names of the simulator and the demo
+# survive stripping in Swift's type metadata, and neither command is there.
+check "the binary carries no simulator (no AppStoreSimulator, no PollingDemo)" sh -c '! grep -aqE "AppStoreSimulator|PollingDemo" /usr/bin/status-poller'
+check "no simulate or demo command (exit 2)" sh -c 'for c in simulate demo; do env -i /usr/bin/status-poller $c >/dev/null 2>&1; [ $? -eq 2 ] || exit 1; done'
 bare /usr/bin/status-poller --version >"$work/version.txt" 2>&1 || true
 sed 's/^/        /' "$work/version.txt" >&2
 check "--version: status-poller VERSION, commit HASH, built DATE" python3 - "$work/version.txt" "$version" <<'PY'
@@ -138,7 +156,7 @@ printf 'package-check-secret\n' >"$work/simulator-secret"
 chmod 0644 "$work/simulator-secret"
 # The secret where the operator puts it; the run finds it through CREDENTIALS_DIRECTORY, like cron.
 printf 'package-check-secret\n' >/etc/status-poller/shared-secret
-/usr/bin/status-poller simulate --host 127.0.0.1 --port 0 --subscribers 40 --seed 11 --shared-secret-file "$work/simulator-secret" \
+"$simulator" simulate --host 127.0.0.1 --port 0 --subscribers 40 --seed 11 --shared-secret-file "$work/simulator-secret" \
   --enrolment-file "$work/enrolment.csv" >"$work/simulator.out" 2>"$work/simulator.err" </dev/null &
 simulator_pid=$!
 for _ in $(seq 3000); do

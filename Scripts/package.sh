@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 say() { echo "==> $*" >&2; }
 fail() { echo "error: $*" >&2; exit 1; }
-for tool in dpkg-deb objcopy strip objdump tar gzip; do
+for tool in dpkg-deb objcopy strip objdump nm tar gzip; do
   command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing (Debian: apt-get install binutils dpkg tar gzip)"
 done
 
@@ -44,6 +44,11 @@ built="$scratch/release/status-poller"
 version=$("$built" --version | sed -n '1s/^status-poller //p')
 [ -n "$version" ] || fail "$built --version printed no version"
 case "$version" in *[!A-Za-z0-9.+~-]*|"") fail "the version '$version' cannot name a package" ;; esac
+# The program a team installs beside its customers' data carries no fake App Store: the simulator
+# (which signs App Store answers with keys of its own) and the demo are status-poller-demo's.
+if nm "$built" | grep -Eq '17AppStoreSimulator|11PollingDemo'; then
+  fail "$built links AppStoreSimulator or PollingDemo: they belong to status-poller-demo alone (Package.swift)"
+fi
 arch=$(uname -m)
 deb_arch=$(dpkg --print-architecture)
 

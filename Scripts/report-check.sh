@@ -41,9 +41,10 @@ if [ -z "$browser" ]; then
   fi
 fi
 
+. Scripts/reliability/binary.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$binary" demo --database "$work/demo.sqlite" --subscribers "$subscribers" --nights "$nights" "${notifications[@]}" > "$work/demo.log" 2>&1 \
+"$(demo_binary_of "$binary")" demo --database "$work/demo.sqlite" --subscribers "$subscribers" --nights "$nights" "${notifications[@]}" > "$work/demo.log" 2>&1 \
   || { tail -20 "$work/demo.log" >&2; echo "error: the demo failed" >&2; exit 1; }
 "$binary" report --database "$work/demo.sqlite" --output "$work/report.html" >&2
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-checks the simulator's App Store Server API with code nobody here wrote: Apple's
 # app-store-server-library for Python, pinned, installed into .venv-crosscheck/. Starts
-# `status-poller simulate` on a free loopback port (its key files in a temporary --key-dir), then
+# `status-poller-demo simulate` on a free loopback port (its key files in a temporary --key-dir), then
 # Scripts/crosscheck/server_api_crosscheck.py calls Get All Subscription Statuses and Get
 # Transaction History v2 through Apple's client, verifies every signature with Apple's
 # SignedDataVerifier against the simulator's root (and sees it rejected under another root), and
@@ -65,7 +65,7 @@ trap 'exit 130' INT TERM
 
 # A population with more sandbox subscribers and more lifecycle events than the default, so that
 # both environments and every status show up in a small sample.
-"$binary" simulate --host 127.0.0.1 --port 0 --subscribers "$subscribers" --seed 7 \
+"$(demo_binary_of "$binary")" simulate --host 127.0.0.1 --port 0 --subscribers "$subscribers" --seed 7 \
   --start 2026-03-01T00:00:00Z --key-dir "$work/keys" \
   --rate sandbox=0.25 --rate churn=0.15 --rate billing_failure=0.2 --rate refund=0.05 --rate upgrade=0.05 \
   > "$work/simulator.out" 2> "$work/simulator.err" < /dev/null &

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several workers under SIGKILL (PostgreSQL): nothing verified twice at once, nothing lost. It starts
-# a throwaway PostgreSQL cluster (Scripts/postgres.sh) and `status-poller simulate` on a free
+# a throwaway PostgreSQL cluster (Scripts/postgres.sh) and `status-poller-demo simulate` on a free
 # loopback port (a seeded population, latency uniform:5ms-25ms, a small rate of faults that fail a
 # request, a request log), migrates, enrols through the database contract, then plays simulated
 # nights: the web service enrols some subscribers and uploads some receipts, 4 `run` processes start

@@ -14,7 +14,7 @@
 catchup_case() {
   local subscribers="$1" days=25 keys="$work/catchup-keys" out="$logs/catchup-simulator.log" simulator base="" database="$work/catchup.sqlite"
   say "catch-up: the notification history of $subscribers simulated subscribers over $days days, every delivery lost"
-  "$bin" simulate --port 0 --subscribers "$subscribers" --key-dir "$keys" --start 2026-01-01T00:00:00Z \
+  "$sim_bin" simulate --port 0 --subscribers "$subscribers" --key-dir "$keys" --start 2026-01-01T00:00:00Z \
     --notify-url http://127.0.0.1:9/closed --notify-fault lost=1 > "$out" 2>&1 &
   simulator=$!
   for _ in $(seq 300); do

@@ -17,7 +17,7 @@ faults_case() {
     name="${spec%%:*}" rates="${spec#*:}"
     local fault_args=() rate out="$logs/simulator-$name.out"
     for rate in ${rates//,/ }; do fault_args+=(--fault "$rate"); done
-    "$bin" simulate --host 127.0.0.1 --port 0 --subscribers "$rows" --seed 42 --start "$now_iso" --latency "fixed:${l}ms" \
+    "$sim_bin" simulate --host 127.0.0.1 --port 0 --subscribers "$rows" --seed 42 --start "$now_iso" --latency "fixed:${l}ms" \
       --bundle-id "$bundle" --enrolment-file "$enrolment" "${fault_args[@]}" > "$out" 2> "$logs/simulator-$name.err" &
     standin_pid=$!
     url=$(await_endpoint production "$out" "$logs/simulator-$name.err" 60)

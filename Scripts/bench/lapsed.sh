@@ -1,5 +1,5 @@
 # The lapsed case of Scripts/bench.sh (sourced by it): what the lapsed sweep buys and costs, with
-# the issue's own set-up — `status-poller demo` with 1,000 subscribers (seed 7), 90 nights, no
+# the issue's own set-up — `status-poller-demo demo` with 1,000 subscribers (seed 7), 90 nights, no
 # faults, and every purchase after the first made outside the app (`--rate
 # resubscribe_outside_app=1`: no receipt upload at all) — played twice:
 #   lapsed-off   --lapsed-every 0 (the poller before the sweep; the demo fails, as it should);
@@ -19,7 +19,7 @@ lapsed_case() {
     name="${spec%%:*}" every="${spec#*:}" out="$logs/$name.out" rc=0
     local notified=()
     [[ "$name" == notified-* ]] && notified=(--notifications --backend server-api)
-    "$poller_bin" demo --database "$work/$name.sqlite" --subscribers 1000 --nights 90 --seed 7 --fault-rate 0 \
+    "$(demo_binary_of "$poller_bin")" demo --database "$work/$name.sqlite" --subscribers 1000 --nights 90 --seed 7 --fault-rate 0 \
       --rate resubscribe_outside_app=1 --lapsed-every "$every" "${notified[@]}" > "$out" 2>&1 || rc=$?
     printf '    %-11s exit %d: %s\n' "$name" "$rc" "$(grep -E '^Paying users locked out' "$out" || echo 'no summary')" >&2
     rm -f "$work/$name".sqlite*

@@ -25,7 +25,7 @@ COMMIT;
 PRAGMA journal_mode = WAL;
 SQL
   local out="$logs/standin-server-api.out"
-  "$bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:${l}ms" --bundle-id "$bundle" --key-dir "$keys" > "$out" 2> "$logs/standin-server-api.err" &
+  "$sim_bin" simulate --lean --host 127.0.0.1 --port 0 --latency "fixed:${l}ms" --bundle-id "$bundle" --key-dir "$keys" > "$out" 2> "$logs/standin-server-api.err" &
   standin_pid=$!
   local base
   base=$(await_endpoint server-api "$out" "$logs/standin-server-api.err" 10)

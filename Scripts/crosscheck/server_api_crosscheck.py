@@ -1,6 +1,6 @@
 """Cross-checks the simulator's App Store Server API with Apple's own Python library.
 
-Started by Scripts/server-api-crosscheck.sh with a running `status-poller simulate`. With Apple's
+Started by Scripts/server-api-crosscheck.sh with a running `status-poller-demo simulate`. With Apple's
 app-store-server-library (code nobody here wrote) it calls Get All Subscription Statuses and Get
 Transaction History v2 for production and sandbox subscribers at several simulated clocks,
 decodes with the library's models, and checks that:

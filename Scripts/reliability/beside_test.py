@@ -3,7 +3,7 @@
 the options.
 
 A database of ROWS new subscriptions (as the web service inserts them: a user_id and a 3 KB
-receipt) and the lean verifyReceipt stand-in (`status-poller simulate --lean`). While
+receipt) and the lean verifyReceipt stand-in (`status-poller-demo simulate --lean`). While
 `status-poller run` verifies and writes every row, separate processes do what the web service
 does, each on its own connection with WAL (the database's mode) and the busy timeout of the
 README's database contract ("every connection uses ... a 10 s busy timeout"):

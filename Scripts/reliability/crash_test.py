@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Crash consistency (issue 11), driven by Scripts/crash-test.sh; see that script for the options.
 
-Against `status-poller simulate` and a fresh database enrolled through the database contract, it
+Against `status-poller-demo simulate` and a fresh database enrolled through the database contract, it
 repeatedly moves the simulated clock, starts `run`, `backfill --all` or `backfill --resume` at
 random and SIGKILLs most of them at a random moment (seeded), then checks the database after every
 process. At the end it resumes every unfinished backfill, runs a final nightly run and a backfill

@@ -65,13 +65,20 @@ def iso(ms):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms // 1000))
 
 
+def demo_binary_of(binary):
+    """The simulator and the demo for the poller `binary`: status-poller-demo beside it; a
+    status-poller built before the two were split carries `simulate` and `demo` itself."""
+    sibling = os.path.join(os.path.dirname(os.path.abspath(binary)), "status-poller-demo")
+    return sibling if os.access(sibling, os.X_OK) else binary
+
+
 class Simulator:
-    """`status-poller simulate` on a free loopback port, with its admin endpoints."""
+    """`status-poller-demo simulate` on a free loopback port, with its admin endpoints."""
 
     def __init__(self, binary, workdir, args, name="simulator"):
         self.out_path = os.path.join(workdir, f"{name}.out")
         self.err_path = os.path.join(workdir, f"{name}.err")
-        command = [binary, "simulate", "--host", "127.0.0.1", "--port", "0", *args]
+        command = [demo_binary_of(binary), "simulate", "--host", "127.0.0.1", "--port", "0", *args]
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
             self.proc = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
         self.production = None

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The receiver under SIGKILL (issue 23), driven by Scripts/notification-kill-test.sh.
 
-Senders post signed V2 notifications (`status-poller notifications simulate`: DID_RENEW for chains
+Senders post signed V2 notifications (`status-poller-demo notifications simulate`: DID_RENEW for chains
 sim-0 … sim-(C-1), each signed later than the one before) to `status-poller notifications serve`
 over a SQLite database holding the rows that own the chains, and retry each one until it is
 answered 200, as Apple does. Meanwhile the receiver is SIGKILLed at random moments (seeded) and
@@ -29,6 +29,10 @@ import sys
 import threading
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import demo_binary_of  # noqa: E402
+
 
 def free_port():
     with socket.socket() as s:
@@ -53,7 +57,7 @@ def main():
     keys = os.path.join(work, "keys")
     rows = os.path.join(work, "rows.csv")
     subprocess.run([a.binary, "migrate", "--database", db], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([a.binary, "notifications", "simulate", "--count", str(a.count), "--chains", str(a.chains), "--out", bodies_file,
+    subprocess.run([demo_binary_of(a.binary), "notifications", "simulate", "--count", str(a.count), "--chains", str(a.chains), "--out", bodies_file,
                     "--key-dir", keys, "--rows", rows], check=True)
     with sqlite3.connect(db) as c:
         lines = open(rows).read().splitlines()[1:]

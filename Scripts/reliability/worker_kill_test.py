@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Several workers under SIGKILL, driven by Scripts/worker-kill-test.sh; see that script for the options.
 
-Against `status-poller simulate` (a seeded population, a request log) and a fresh PostgreSQL
+Against `status-poller-demo simulate` (a seeded population, a request log) and a fresh PostgreSQL
 database enrolled through the database contract, it plays simulated nights: the web service enrols
 some subscribers and uploads some receipts, then 4 `run` processes start at once (distinct
 `--worker-name`s, a short `--lease-seconds`) and are SIGKILLed at random moments (seeded). A killed

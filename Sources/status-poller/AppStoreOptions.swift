@@ -1,4 +1,5 @@
 import ArgumentParser
+import PollerCommandLine
 import StatusPolling
 
 /// How to reach the App Store and how hard to try: shared by `run` and `backfill`.

@@ -1,4 +1,5 @@
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `AppStoreOptions` after the config file and the environment.

@@ -1,4 +1,5 @@
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// The consumption answers' policy from the config file (docs/CONSUMPTION.md):

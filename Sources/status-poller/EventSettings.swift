@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import PollerCommandLine
 import StatusPolling
 
 /// The event feed's settings: the endpoints from the config file's `event_endpoints` (an object of

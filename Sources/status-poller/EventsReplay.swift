@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `status-poller events replay`: send events again (after an endpoint's outage, or a consumer's bug).

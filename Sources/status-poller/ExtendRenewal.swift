@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `status-poller extend --original-transaction-id X --days N --reason CODE` (one subscription),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `status-poller extend status`: asks Apple how far each mass extension got, records it, and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 
 extension StatusPoller {
     /// `status-poller migrate`: creates or upgrades the schema; idempotent, safe on every deploy.

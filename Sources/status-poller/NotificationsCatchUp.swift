@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `status-poller notifications catch-up`: what Apple tried to send since the last catch-up, from

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `status-poller notifications list`: what Apple sent and what each notification did, for support.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOSSL
+import PollerCommandLine
 import ReceiverServer
 import ServiceLifecycle
 import StatusPolling

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import PollerCommandLine
 
 /// What a run prints and writes besides the database.
 struct OutputOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 import Logging
+import PollerCommandLine
 
 struct OutputSettings {
     var report: ReportFormat

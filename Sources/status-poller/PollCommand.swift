@@ -2,6 +2,7 @@ import ArgumentParser
 import BuildInfo
 import Foundation
 import Logging
+import PollerCommandLine
 import StatusPolling
 
 /// What `run` and `backfill` share: read the secret, build the job from the composition point,
@@ -35,16 +36,14 @@ struct PollCommand {
         job.version = BuildInfo.summary
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
         let database = try Composition.database(self.database, worker: worker)
-        if catchesUpFirst, !job.dryRun, case .nightly(var windows) = job.selection {
-            // Rows recorded since the history was read without a gap heard every change Apple notified.
-            windows.coveredFrom = await catchUp(database, logger: logger)
-            job.selection = .nightly(windows)
-        }
+        let catchUp = catchesUpFirst && !job.dryRun ? catchUpConfiguration(logger: logger) : nil
         // Workers of one PostgreSQL database share --server-api-rate: each sends its share.
         let sharing = backends.serverAPI == nil ? nil : try Composition.rateSharingWorkers(self.database, worker: worker)
         if sharing != nil { backends.serverAPI?.sharedRate = SharedRate() }
-        let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source in
-            let pollJob = PollJob(configuration: job, database: database, source: source, logger: logger)
+        let outcome = try await Composition.withStatusSource(appStore, backends: backends) { source, http in
+            let pollJob = PollJob(
+                configuration: job, database: database, source: source,
+                catchUp: catchUp.map { PollJob.CatchUp(client: ServerAPIClient(configuration: $0.client, http: http), receiver: $0.receiver) }, logger: logger)
             guard let sharing, let shared = backends.serverAPI?.sharedRate, let rate = backends.serverAPI?.ratePerSecond else { return await pollJob.run() }
             return await shared.sharing(sharing, rate: rate, logger: logger) { await pollJob.run() }
         }
@@ -58,57 +57,17 @@ struct PollCommand {
         if outcome.exitCode != .success { throw ExitCode(outcome.exitCode.rawValue) }
     }
 
-    /// Reads Apple's notification history since the last catch-up into the rows, before the poll
-    /// selects them, so one cron line covers a receiver that was down. Skipped without Server API
-    /// credentials; a failure is a warning, never the run's end: the poll is the safety net.
-    /// Returns, for each environment read through the run's clock, where its gapless reading began.
-    func catchUp(_ database: any PollingDatabase, logger: Logger) async -> [String: Int64] {
-        guard serverAPI.hasCredentials else { return [:] }
-        var covered: [String: Int64] = [:]
+    /// How the nightly run reads Apple's notification history first, so one cron line covers a
+    /// receiver that was down: nil without Server API credentials, or (a warning) when they do not
+    /// make a configuration — the poll is the safety net.
+    func catchUpConfiguration(logger: Logger) -> (client: ServerAPIConfiguration, receiver: NotificationReceiver.Configuration)? {
+        guard serverAPI.hasCredentials else { return nil }
         do {
             let configuration = try serverAPI.notificationsConfiguration(appStore: appStore, purpose: "the notification history is read")
-            let store = try await database.open()
-            let receiver = NotificationReceiver(
-                .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots), inbox: store, logger: logger)
-            do {
-                try await KeepAliveHTTPClient.withClient(appStore.httpConfiguration) { http in
-                    let client = ServerAPIClient(configuration: configuration, http: http)
-                    let catchUp = NotificationCatchUp(client: client, receiver: receiver, inbox: store)
-                    for environment in [AppStoreEnvironment.production, .sandbox] {
-                        do {
-                            covered[environment.rawValue] = try await catchUp.run(environment, nowMs: job.nowMs, logger: logger).coveredFromMs
-                        } catch {
-                            logger.warning(
-                                "could not catch up with Apple's notification history; the poll goes on, asking every row in a window not fresh by --fresh-within, and the next catch-up starts from the same checkpoint",
-                                metadata: ["environment": "\(environment.rawValue)", "error": "\(error)"])
-                        }
-                    }
-                    await followMassExtensions(SupportDesk(store: store, bundleID: appStore.bundleID), client: client, logger: logger)
-                }
-            } catch {
-                logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
-            }
-            try? await store.close()
+            return (configuration, .init(bundleID: appStore.bundleID, appAppleID: configuration.appAppleID, trustedRoots: configuration.trustedRoots))
         } catch {
             logger.warning("could not catch up with Apple's notification history; the poll goes on", metadata: ["error": "\(error)"])
-        }
-        return covered
-    }
-
-    /// Asks Apple how far each pending mass renewal-date extension got (`extend status` does the
-    /// same); a failure is a warning, and the next night or `extend status` asks again.
-    func followMassExtensions(_ desk: SupportDesk, client: ServerAPIClient, logger: Logger) async {
-        do {
-            for request in try await desk.followMassExtensions(client: client, nowMs: job.nowMs, logger: logger) where request.checkedAtMs == job.nowMs {
-                logger.notice(
-                    request.completedAtMs == nil ? "a mass renewal-date extension is in progress" : "a mass renewal-date extension is complete",
-                    metadata: [
-                        "request_identifier": "\(request.requestIdentifier)", "product_id": "\(request.productID)",
-                        "succeeded": "\(request.succeeded.map(String.init) ?? "-")", "failed": "\(request.failed.map(String.init) ?? "-")",
-                    ])
-            }
-        } catch {
-            logger.warning("could not ask Apple how far the mass renewal-date extensions got; `extend status` or the next night asks again", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// Where the App Store shared secret comes from: a file, the environment, or systemd's

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PollerCommandLine
 import StatusPolling
 
 /// Which backend, and how to reach the App Store Server API: shared by `run` and `backfill`.

@@ -1,4 +1,5 @@
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// `ServerAPIOptions` after the config file and the environment.

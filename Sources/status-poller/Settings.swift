@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import PollerCommandLine
 
 /// Reads one setting with the documented precedence and a clear error for a bad value.
 struct Settings {

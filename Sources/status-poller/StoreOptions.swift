@@ -1,8 +1,9 @@
 import ArgumentParser
 import Configuration
 import Foundation
-import SystemPackage
+import PollerCommandLine
 import StatusPolling
+import SystemPackage
 
 /// The database and the config file: every command takes both.
 ///

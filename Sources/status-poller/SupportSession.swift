@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PollerCommandLine
 import StatusPolling
 
 /// What every support command (`lookup`, `refunds`, `extend`) works with: the database, a Server

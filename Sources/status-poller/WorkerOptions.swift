@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 import StatusPolling
 
 /// How a run takes part when several workers share one PostgreSQL database (ignored for SQLite,

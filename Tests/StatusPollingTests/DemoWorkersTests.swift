@@ -60,15 +60,31 @@ import Testing
     }
 
     @Test func severalWorkersNeedPostgreSQLAndAConcurrencyToShare() async throws {
-        let sqlite = try await StatusPollerProcess.launch(["demo", "--workers", "2", "--database", "/nonexistent/demo.sqlite"]).outcome()
+        let sqlite = try await StatusPollerProcess.launch(["demo", "--workers", "2", "--database", "/nonexistent/demo.sqlite"], binary: StatusPollerProcess.demoBinary).outcome()
         #expect(sqlite.status == 2)
         #expect(sqlite.stderr.contains("--workers 2 needs a PostgreSQL --database"))
-        let tooMany = try await StatusPollerProcess.launch(["demo", "--workers", "17", "--database", "postgres://poller@127.0.0.1:9/demo"]).outcome()
+        let tooMany = try await StatusPollerProcess.launch(["demo", "--workers", "17", "--database", "postgres://poller@127.0.0.1:9/demo"], binary: StatusPollerProcess.demoBinary).outcome()
         #expect(tooMany.status == 2)
         #expect(tooMany.stderr.contains("--workers must be between 1 and 16."))
-        let thin = try await StatusPollerProcess.launch(["demo", "--workers", "4", "--concurrency", "3", "--database", "postgres://poller@127.0.0.1:9/demo"]).outcome()
+        let thin = try await StatusPollerProcess.launch(["demo", "--workers", "4", "--concurrency", "3", "--database", "postgres://poller@127.0.0.1:9/demo"], binary: StatusPollerProcess.demoBinary).outcome()
         #expect(thin.status == 2)
         #expect(thin.stderr.contains("give at least one per worker (4)"))
+        let alone = try await StatusPollerProcess.launch(["demo", "--poller", "/usr/bin/true"], binary: StatusPollerProcess.demoBinary).outcome()
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("--poller names the workers' status-poller: it needs --workers 2 or more."))
+    }
+
+    /// The program a team installs carries no fake App Store: `simulate` and `demo` are
+    /// status-poller-demo's, whose workers run the status-poller beside it.
+    @Test func theSimulatorAndTheDemoAreAProgramOfTheirOwn() async throws {
+        for command in ["simulate", "demo"] {
+            let outcome = try await StatusPollerProcess.launch([command]).outcome()
+            #expect(outcome.status == 2, "\(command)")
+            #expect(outcome.stderr.contains("Unexpected argument '\(command)'"), "\(command): \(outcome.stderr)")
+        }
+        let help = try await StatusPollerProcess.launch(["--help"], binary: StatusPollerProcess.demoBinary).outcome()
+        #expect(help.status == 0)
+        for command in ["demo", "simulate", "notifications"] { #expect(help.stdout.contains("  \(command) "), "\(command)") }
     }
 
     @Test func theRequestLogNamesTheSubscriberAndTheClientButNeverTheReceipt() throws {

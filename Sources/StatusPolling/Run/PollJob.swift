@@ -1,8 +1,9 @@
 import Logging
 
 /// One run or backfill from start to exit code, as cron runs it: open the store, take the overlap
-/// lock, record the run in the history, listen for a stop signal, run the pipeline against the
-/// status source, report, write the metrics file, and map it all to an exit code.
+/// lock, catch up from Apple's notification history (a nightly run given a ``CatchUp``), record the
+/// run in the history, listen for a stop signal, run the pipeline against the status source,
+/// report, write the metrics file, and map it all to an exit code.
 ///
 /// The executable parses options and builds the pieces (the one place that names the concrete
 /// store and source); the demo plays its nights through this same type.
@@ -90,14 +91,20 @@ public struct PollJob: Sendable {
     public var configuration: Configuration
     public var database: any PollingDatabase
     public var source: any SubscriptionStatusSource
+    /// Read before a nightly run polls (nil: no catch-up; a dry run or a backfill never catches up).
+    public var catchUp: CatchUp?
     public var logger: Logger
     /// Requested by a signal, or by the host process.
     public var stop: StopSignal
 
-    public init(configuration: Configuration, database: any PollingDatabase, source: any SubscriptionStatusSource, logger: Logger, stop: StopSignal = StopSignal()) {
+    public init(
+        configuration: Configuration, database: any PollingDatabase, source: any SubscriptionStatusSource, catchUp: CatchUp? = nil, logger: Logger,
+        stop: StopSignal = StopSignal()
+    ) {
         self.configuration = configuration
         self.database = database
         self.source = source
+        self.catchUp = catchUp
         self.logger = logger
         self.stop = stop
     }
@@ -125,7 +132,7 @@ public struct PollJob: Sendable {
         return outcome
     }
 
-    private func run(on store: any RunStore) async -> Outcome {
+    private func run(on store: any PollingStore) async -> Outcome {
         let mode = configuration.mode
         let lock: any RunLease
         do {
@@ -138,10 +145,21 @@ public struct PollJob: Sendable {
         }
         defer { lock.release() }
 
+        // Under the lock: a second run refused by it reads nothing from Apple.
+        var selection = configuration.selection
+        var caughtUp: CatchUpSummary?
+        if let catchUp, !configuration.dryRun, case .nightly(var windows) = selection {
+            let summary = await self.catchUp(catchUp, store: store, logger: logger)
+            // Rows recorded since the history was read without a gap heard every change Apple notified.
+            windows.coveredFrom = summary.coveredFrom
+            selection = .nightly(windows)
+            caughtUp = summary
+        }
+
         let options = configuration.recordedOptions.merging(["dry_run": String(configuration.dryRun)]) { $1 }
         let plan: Plan
         do {
-            guard let planned = try await self.plan(store, start: .current(mode: mode, nowMs: configuration.nowMs, options: options, version: configuration.version)) else {
+            guard let planned = try await self.plan(selection, store, start: .current(mode: mode, nowMs: configuration.nowMs, options: options, version: configuration.version)) else {
                 return Outcome(report: nil, exitCode: .usage, error: "no interrupted backfill to resume in \(database.name); `status-poller runs` lists the runs.")
             }
             plan = planned
@@ -163,6 +181,7 @@ public struct PollJob: Sendable {
             store: store, source: source, logger: logger, stop: stop, progress: { progress?.update($0) })
         var report = await run.run()
         report.version = configuration.version
+        report.catchUp = caughtUp
         progress?.finish()
         if let runID = plan.runID, !configuration.dryRun {
             // The run history is the job's, not the run's: a writer needs no run.
@@ -187,8 +206,8 @@ public struct PollJob: Sendable {
 
     /// Opens the run in the history (a dry run writes nothing, not even there). Nil when there is
     /// no backfill to resume.
-    private func plan(_ store: any RunJournal, start: RunStart) async throws -> Plan? {
-        switch configuration.selection {
+    private func plan(_ selection: Selection, _ store: any RunJournal, start: RunStart) async throws -> Plan? {
+        switch selection {
         case .nightly(let windows):
             let runID = configuration.dryRun ? nil : try await store.startRun(start)
             return Plan(selection: .nightly(windows), runID: runID)

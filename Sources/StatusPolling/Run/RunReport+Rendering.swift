@@ -13,6 +13,13 @@ extension RunReport {
         var lines: [String] = []
         let clock = Date(timeIntervalSince1970: Double(nowMs) / 1000).formatted(.iso8601)
         lines.append("status-poller run at \(clock)\(dryRun ? " (dry run: nothing written)" : "")")
+        if let catchUp {
+            lines.append(Self.row("catch-up", catchUp.line.isEmpty ? "nothing read" : catchUp.line))
+            if catchUp.massExtensionsChecked > 0 || catchUp.massExtensionsFailure != nil {
+                lines.append(Self.row("extensions", catchUp.massExtensionsFailure.map { "FAILED (\($0))" }
+                    ?? "\(catchUp.massExtensionsChecked) mass extension\(catchUp.massExtensionsChecked == 1 ? "" : "s") asked after, \(catchUp.massExtensionsCompleted) complete"))
+            }
+        }
         lines.append(Self.row("selected", "\(selected)" + (selectedLapsed > 0 ? "  (\(selectedLapsed) lapsed, on their turn in the sweep)" : "")))
         if skippedFresh > 0 { lines.append(Self.row("skipped (fresh)", "\(skippedFresh)  (Apple's data recorded recently, by notification or run)")) }
         lines.append(Self.row("verified", "\(verified)  (updated \(updated), unchanged \(unchanged))"))

@@ -50,12 +50,15 @@ public struct RunReport: Sendable, Equatable, Encodable {
     /// The build that ran it (`status-poller --version` in one line), given by the executable;
     /// nil where the host process names none (the demo's in-process nights).
     public var version: String?
+    /// What the nightly run read from Apple before it polled (nil: no catch-up ran).
+    public var catchUp: CatchUpSummary?
 
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", skippedFresh = "skipped_fresh", verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint, version
+        case catchUp = "catch_up"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -87,6 +90,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(checkpoint, forKey: .checkpoint)
         try c.encode(exitCode.rawValue, forKey: .exitCode)
         try c.encode(version, forKey: .version)
+        try c.encodeIfPresent(catchUp, forKey: .catchUp)
     }
 
     public init(nowMs: Int64, dryRun: Bool) {

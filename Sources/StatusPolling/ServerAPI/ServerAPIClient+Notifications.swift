@@ -36,50 +36,13 @@ extension ServerAPIClient {
         return try decode(NotificationHistoryResponse.Record.self, answer, environment: environment, what: "test notification status")
     }
 
-    /// One request with the retries the notification and support endpoints share: in the rate
-    /// limit; 429 (lowering the rate and waiting for `Retry-After`), Apple's retryable codes and
-    /// transport failures retried with the policy's backoff. Returns the body of a success, or nil
-    /// when Apple answered `notFoundCode`; any other code of Apple's is thrown as a
-    /// ``VerificationFailure`` whose `upstreamStatus` holds it.
+    /// One request outside a row's lookup (the notification, refund-request and support endpoints),
+    /// with the retry policy every endpoint shares (``request(path:in:json:put:what:notFoundCode:stats:subscriptionID:logger:)``).
     func exchange(
         path: String, in environment: AppStoreEnvironment, json: [UInt8]?, put: Bool = false, what: String, notFoundCode: Int? = nil, logger: Logger
     ) async throws -> ByteBuffer? {
-        var attempt = 1
-        while true {
-            try Task.checkCancellation()
-            var failure: VerificationFailure
-            var wait: Duration?
-            switch try await send(path: path, to: environment, json: json, put: put) {
-            case .ok(let answer, _):
-                return answer
-            case .unauthorized:
-                throw RunAbort.serverAPIUnauthorized(environment)
-            case .apple(let code, let httpStatus, let retryAfter):
-                if code == notFoundCode { return nil }
-                failure = VerificationFailure(.appleStatus, "\(environment.rawValue) \(what) answered error \(code)", upstreamStatus: .serverAPI(code), httpStatus: httpStatus)
-                switch ServerAPIErrorCode(rawValue: code)?.handling {
-                case .refusesApp?: throw RunAbort.serverAPIRefusesApp(code, configuration.credentials.bundleID)
-                case .retry?, .retryLater?: failure.isTransient = true
-                case .otherEnvironment?, nil: failure.isTransient = httpStatus == 429 || httpStatus >= 500
-                }
-                if httpStatus == 429 || code == ServerAPIErrorCode.rateLimitExceeded.rawValue {
-                    rateLimited(in: environment, retryAfter: retryAfter, logger: logger)
-                }
-                wait = retryAfter
-            case .transient(let transient, let retryAfter):
-                failure = transient
-                failure.isTransient = true
-                wait = retryAfter
-                if transient.httpStatus == 429 { rateLimited(in: environment, retryAfter: retryAfter, logger: logger) }
-            case .permanent(let permanent):
-                throw permanent
-            }
-            guard failure.isTransient, attempt < configuration.retry.maxAttempts else { throw failure }
-            let delay = configuration.retry.backoff(afterAttempt: attempt, jitter: jitter(), retryAfter: wait)
-            logger.debug("retrying the \(what)", metadata: ["reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
-            try await Task.sleep(for: delay)
-            attempt += 1
-        }
+        var stats = StatusLookup.Stats()
+        return try await request(path: path, in: environment, json: json, put: put, what: what, notFoundCode: notFoundCode, stats: &stats, logger: logger)
     }
 
     func decode<Answer: Decodable>(_ type: Answer.Type, _ body: ByteBuffer, environment: AppStoreEnvironment, what: String) throws -> Answer {

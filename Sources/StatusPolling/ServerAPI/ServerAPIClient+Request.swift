@@ -1,15 +1,34 @@
 import Foundation
 import Logging
+import NIOCore
 
 extension ServerAPIClient {
-    /// GETs `path` from `environment` with the retries: Apple's retryable codes, 429 (which also
-    /// halves the rate) and transport failures with backoff, 5000000 with a longer one. Returns nil
-    /// for 4040010 (not in this environment). Throws ``VerificationFailure`` when the row fails,
-    /// ``RunAbort`` when the run must stop, and `CancellationError`.
+    /// GETs `path` from `environment` and decodes Apple's answer, with the retries every endpoint
+    /// shares (``request(path:in:json:put:what:notFoundCode:stats:subscriptionID:logger:)``).
+    /// Returns nil for 4040010 (not in this environment).
     func fetch<Answer: Decodable>(
         _ type: Answer.Type, path: String, from environment: AppStoreEnvironment, stats: inout StatusLookup.Stats,
         subscriptionID: Int64, logger: Logger
     ) async throws -> Answer? {
+        guard let body = try await request(
+            path: path, in: environment, what: "Server API", notFoundCode: ServerAPIErrorCode.transactionIdNotFound.rawValue, stats: &stats,
+            subscriptionID: subscriptionID, logger: logger)
+        else { return nil }
+        return try decode(type, body, environment: environment, what: "Server API answer")
+    }
+
+    /// One request with the one retry policy of every Server API endpoint (a row's status and
+    /// history, the notification history, refund requests, extensions, lookups): in the rate limit
+    /// and the run's ``RequestGate`` when there is one; Apple's retryable codes, 429 (which also
+    /// halves the rate and waits for `Retry-After`) and transport failures retried with the
+    /// policy's backoff, 5000000 with at least `longBackoff`. Returns the body of a success, or nil
+    /// when Apple answered `notFoundCode`. Throws ``VerificationFailure`` (any other code of
+    /// Apple's in its `upstreamStatus`), ``RunAbort`` when the credentials or the app are refused,
+    /// and `CancellationError`.
+    func request(
+        path: String, in environment: AppStoreEnvironment, json: [UInt8]? = nil, put: Bool = false, what: String, notFoundCode: Int?,
+        stats: inout StatusLookup.Stats, subscriptionID: Int64? = nil, logger: Logger
+    ) async throws -> ByteBuffer? {
         var attempt = 1
         while true {
             try Task.checkCancellation()
@@ -18,26 +37,22 @@ extension ServerAPIClient {
             var wait: Duration?
             var floor: Duration = .zero
             let exchange = try await RequestGate.send {
-                let exchange = try await send(path: path, to: environment)
+                let exchange = try await send(path: path, to: environment, json: json, put: put)
                 return (exchange, exchange.signal)
             }
             switch exchange {
-            case .ok(let body, let httpStatus):
-                do {
-                    return try JSONDecoder().decode(Answer.self, from: Data(body.readableBytesView))
-                } catch {
-                    throw VerificationFailure(.unexpectedResponse, "the \(environment.rawValue) Server API answer is not Apple's shape", upstreamStatus: .serverAPI(httpStatus), httpStatus: httpStatus)
-                }
+            case .ok(let body, _):
+                return body
             case .unauthorized:
                 throw RunAbort.serverAPIUnauthorized(environment)
             case .apple(let code, let httpStatus, let retryAfter):
-                failure = VerificationFailure(.appleStatus, "\(environment.rawValue) Server API answered error \(code)", upstreamStatus: .serverAPI(code), httpStatus: httpStatus)
+                if code == notFoundCode { return nil }
+                failure = VerificationFailure(.appleStatus, "\(environment.rawValue) \(what) answered error \(code)", upstreamStatus: .serverAPI(code), httpStatus: httpStatus)
                 switch ServerAPIErrorCode(rawValue: code)?.handling {
-                case .otherEnvironment?: return nil
                 case .refusesApp?: throw RunAbort.serverAPIRefusesApp(code, configuration.credentials.bundleID)
                 case .retryLater?: failure.isTransient = true; floor = configuration.longBackoff
                 case .retry?: failure.isTransient = true
-                case nil: failure.isTransient = httpStatus == 429 || httpStatus >= 500
+                case .otherEnvironment?, nil: failure.isTransient = httpStatus == 429 || httpStatus >= 500
                 }
                 if httpStatus == 429 || code == ServerAPIErrorCode.rateLimitExceeded.rawValue {
                     rateLimited(in: environment, retryAfter: retryAfter, logger: logger)
@@ -56,7 +71,10 @@ extension ServerAPIClient {
             }
             guard failure.isTransient, attempt < configuration.retry.maxAttempts else { throw failure }
             let delay = max(floor, configuration.retry.backoff(afterAttempt: attempt, jitter: jitter(), retryAfter: wait))
-            logger.debug("retrying", metadata: ["subscription.id": "\(subscriptionID)", "reason": "\(failure.reason.rawValue)", "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)"])
+            logger.debug("retrying", metadata: [
+                "what": "\(what)", "subscription.id": "\(subscriptionID.map(String.init) ?? "-")", "reason": "\(failure.reason.rawValue)",
+                "attempt": "\(attempt)", "delay_ms": "\(delay.milliseconds)",
+            ])
             try await RequestGate.backOff(for: delay)
             attempt += 1
             stats.retries += 1

@@ -30,7 +30,7 @@ import Testing
             "simulate", "--port", "0", "--subscribers", "96", "--seed", "2626", "--start", Self.clock,
             "--rate", "second_group=0", "--rate", "sandbox=0", "--bundle-id", AppleJSON.bundleID,
             "--key-dir", directory.appendingPathComponent("keys").path, "--enrolment-file", enrolment.path,
-        ])
+        ], binary: StatusPollerProcess.demoBinary)
         defer { simulator.signal(SIGKILL) }
         // Its "Try: status-poller run … --backend server-api …" line names the URLs, the key and the root.
         #expect(try await eventually { simulator.stdoutSoFar.contains("Ctrl-C stops it.") })

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Synchronization
+import SQLiteStore
 import Testing
 
 @testable import StatusPolling
@@ -185,8 +186,10 @@ import Testing
             let id = try await db.insert(userID: "u", receipt: "R", state)
             let missed = Self.payload(pki, uuid: "missed", chain: "7000000A", signedAt: Kit.signedDate, expires: 1_793_600_000_000)
             let router = Router()
+            let requests = Mutex(0)
             for prefix in ["", "sandbox/"] {
                 router.post("\(prefix)inApps/v1/notifications/history") { _, _ -> Response in
+                    requests.withLock { $0 += 1 }
                     let records: [[String: Any]] = prefix.isEmpty ? [["signedPayload": missed]] : []
                     let answer: [String: Any] = ["notificationHistory": records, "hasMore": false]
                     return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: try JSONSerialization.data(withJSONObject: answer))))
@@ -203,10 +206,30 @@ import Testing
                 #expect(off.status == 0, "\(off.stderr)")
                 #expect(try await db.store.historyCheckpoint(.production) == nil)
                 #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_791_000_000_000)
+                #expect((try JSONSerialization.jsonObject(with: Data(off.stdout.utf8)) as? [String: Any])?["catch_up"] == nil)
+                // The catch-up is part of the run, under its lock: a run refused by the lock reads nothing.
+                let lease = try await SQLiteDatabase(path: path).acquireRunLock(holder: .current(command: "status-poller run"))
+                let refused = try await StatusPollerProcess.launch(arguments).outcome()
+                lease.release()
+                #expect(refused.status == 75, "\(refused.stderr)")
+                #expect(requests.withLock { $0 } == 0)
+                #expect(try await db.store.historyCheckpoint(.production) == nil)
                 let on = try await StatusPollerProcess.launch(arguments).outcome()
                 #expect(on.status == 0, "\(on.stderr)")
                 let report = try #require(try JSONSerialization.jsonObject(with: Data(on.stdout.utf8)) as? [String: Any])
                 #expect(report["selected"] as? Int == 0)
+                // One report: what the catch-up read is in it.
+                let catchUp = try #require(report["catch_up"] as? [String: Any])
+                let environments = try #require(catchUp["environments"] as? [[String: Any]])
+                #expect(environments.map { $0["environment"] as? String } == ["Production", "Sandbox"])
+                #expect(environments.map { $0["records"] as? Int } == [1, 0])
+                #expect(environments[0]["outcomes"] as? [String: Int] == ["applied": 1])
+                #expect(environments[0]["covered_from_ms"] as? Int64 == 1_789_916_400_000)
+                #expect(catchUp["failures"] as? [String: String] == [:])
+                #expect(catchUp["mass_extensions_checked"] as? Int == 0)
+                #expect(requests.withLock { $0 } == 2)
+                let text = try await StatusPollerProcess.launch(arguments + ["--report", "text"]).outcome()
+                #expect(text.stdout.contains("catch-up   Production 1 in 1 page (duplicate 1); Sandbox 0 in 1 page\n"), "\(text.stdout)")
             }
             #expect(try await db.store.subscription(id: id)?.state.expiresAt == 1_793_600_000_000)
             #expect(try await db.store.historyCheckpoint(.production) == 1_790_002_800_000)

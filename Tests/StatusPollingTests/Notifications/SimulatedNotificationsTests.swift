@@ -144,7 +144,7 @@ import Testing
             let simulator = try await StatusPollerProcess.launch([
                 "simulate", "--port", "0", "--subscribers", "50", "--start", "2026-01-01T00:00:00Z", "--key-dir", directory,
                 "--notify-url", url, "--notify-version", "1",
-            ])
+            ], binary: StatusPollerProcess.demoBinary)
             #expect(try await eventually { simulator.stdoutSoFar.contains("/simulator/clock") })
             let clock = try #require(simulator.stdoutSoFar.split(separator: " ").first { $0.hasSuffix("/simulator/clock") })
             var request = HTTPClientRequest(url: "\(clock)?advance_days=20")
@@ -165,7 +165,7 @@ import Testing
             (["--notify-fault", "lost=0.1"], "--notify-fault needs --notify-url."),
             (["--notify-url", "http://127.0.0.1:9/n", "--notify-fault", "eaten=0.1"], "--notify-fault takes KIND=RATE with KIND one of lost, duplicated, delayed"),
         ] {
-            let outcome = try await StatusPollerProcess.launch(["simulate", "--port", "0"] + flags).outcome()
+            let outcome = try await StatusPollerProcess.launch(["simulate", "--port", "0"] + flags, binary: StatusPollerProcess.demoBinary).outcome()
             #expect(outcome.status == 2, "\(flags)")
             #expect(outcome.stderr.contains(message), "\(flags): \(outcome.stderr)")
         }

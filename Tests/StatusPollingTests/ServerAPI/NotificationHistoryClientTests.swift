@@ -68,4 +68,39 @@ import Testing
         #expect(Set(requests.map { $0.body }) == [#"{"endDate":1790000000000,"onlyFailures":true,"startDate":1789900000000}"#])
         #expect(requests.allSatisfy { $0.authorized })
     }
+
+    /// Every endpoint shares one retry policy with a row's lookup: 5000000 (Apple's general
+    /// internal error) waits at least the long backoff (400 ms here) before the page is asked
+    /// again, and an unknown 4xx code fails at once.
+    @Test func theNotificationEndpointsRetryAsALookupDoes() async throws {
+        let answers = ServerAPIAnswers(pki: try TestPKI())
+        let asked = Mutex(0)
+        let router = Router()
+        router.post("inApps/v1/notifications/history") { _, _ -> Response in
+            let n = asked.withLock { $0 += 1; return $0 }
+            let (status, text): (HTTPResponse.Status, String) = switch n {
+            case 1: (.internalServerError, #"{"errorCode":5000000,"errorMessage":"An unknown error occurred."}"#)
+            case 2: (.ok, #"{"notificationHistory":[],"hasMore":false}"#)
+            default: (.badRequest, #"{"errorCode":4000006,"errorMessage":"Invalid request revision."}"#)
+            }
+            return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        try await withLoopbackServer(router) { port in
+            let configuration = try answers.configuration(production: "http://127.0.0.1:\(port)", sandbox: "http://127.0.0.1:\(port)/sandbox")
+            try await ServerAPIClient.withClient(configuration) { client in
+                let request = NotificationHistoryRequest(startDate: 1_789_900_000_000, endDate: 1_790_000_000_000, onlyFailures: false)
+                let logger = Logger(label: "history", factory: { _ in SwiftLogNoOpLogHandler() })
+                let started = ContinuousClock.now
+                let page = try await client.notificationHistory(request, paginationToken: nil, in: .production, logger: logger)
+                #expect(ContinuousClock.now - started >= .milliseconds(400))
+                #expect(page.notificationHistory.isEmpty)
+                #expect(asked.withLock { $0 } == 2)
+                await #expect(throws: VerificationFailure(
+                    .appleStatus, "Production notification history answered error 4000006", upstreamStatus: .serverAPI(4_000_006), httpStatus: 400)) {
+                    try await client.notificationHistory(request, paginationToken: nil, in: .production, logger: logger)
+                }
+                #expect(asked.withLock { $0 } == 3)
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PollingDemo
 
-/// The real `status-poller` binary in a child process: launched, signalled, awaited. Output goes
+/// The real `status-poller` binary (or `status-poller-demo`) in a child process: launched, signalled, awaited. Output goes
 /// to files and the exit is awaited on a pidfd (`ChildProcess`, swift-subprocess), so nothing blocks
 /// one of the (two, on these machines) threads of the cooperative pool. Not Foundation's `Process`:
 /// on Linux it crashes now and then once the test process holds some 1,350 descriptors.
@@ -19,13 +19,17 @@ final class StatusPollerProcess: Sendable {
     private let errURL: URL
     private let end: Task<ChildProcess.End, any Error>
 
-    static var binary: URL {
+    static var binary: URL { built("status-poller") }
+    /// The simulator and the demo: a program of their own, beside `status-poller`.
+    static var demoBinary: URL { built("status-poller-demo") }
+
+    static func built(_ name: String) -> URL {
         let testBundle = Bundle.main.bundleURL.deletingLastPathComponent()
         for candidate in [Bundle.main.bundleURL, testBundle] {
-            let url = candidate.appendingPathComponent("status-poller")
+            let url = candidate.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        return URL(fileURLWithPath: ".build/debug/status-poller")
+        return URL(fileURLWithPath: ".build/debug/\(name)")
     }
 
     private init(pid: pid_t, directory: URL, end: Task<ChildProcess.End, any Error>) {
@@ -39,7 +43,7 @@ final class StatusPollerProcess: Sendable {
     /// Starts the binary with `arguments`; APPSTORE_SHARED_SECRET, CREDENTIALS_DIRECTORY and the proxy
     /// variables are removed unless given.
     /// `unprivileged` runs it as `nobody` when the tests run as root, so file permissions bite.
-    static func launch(_ arguments: [String], environment: [String: String] = [:], unprivileged: Bool = false) async throws -> StatusPollerProcess {
+    static func launch(_ arguments: [String], binary: URL = binary, environment: [String: String] = [:], unprivileged: Bool = false) async throws -> StatusPollerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sp-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (executable, argv) = unprivileged && getuid() == 0

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// `--backend`: which of Apple's APIs answers.
-enum BackendChoice: String, ExpressibleByArgument, CaseIterable {
+package enum BackendChoice: String, ExpressibleByArgument, CaseIterable {
     case verifyReceipt = "verify-receipt"
     case serverAPI = "server-api"
     /// The Server API where credentials are configured and it can answer; verifyReceipt otherwise.

@@ -1,11 +1,12 @@
 import AppStoreSimulator
 import Foundation
 import Logging
+import PollerCommandLine
 import PollingDemo
 import StatusPolling
 
-/// `demo --workers N`: each night is played by N processes of this binary, started at once, each
-/// `status-poller run --worker-name demo-worker-K` against the demo's simulator and PostgreSQL
+/// `demo --workers N`: each night is played by N processes of `status-poller` (the one beside this
+/// binary, or `--poller`), started at once, each `status-poller run --worker-name demo-worker-K` against the demo's simulator and PostgreSQL
 /// database, as N cron jobs on N hosts would run it. They share the night through its leases; the
 /// demo waits for all of them, then checks every row as it does after an in-process night.
 ///
@@ -18,7 +19,7 @@ import StatusPolling
 /// differ from the in-process night. Retry backoffs are the command line's defaults (longer than
 /// the in-process demo's), which costs time on faulty nights, not agreement.
 struct DemoWorkerProcesses: NightWorkers {
-    /// This executable.
+    /// The `status-poller` the workers run.
     var binary: String
     /// The database URL without any password.
     var database: String
@@ -114,10 +115,15 @@ struct DemoWorkerProcesses: NightWorkers {
         return NightRun.Worker(name: Self.name(k), report: report)
     }
 
-    /// This executable's path: the workers run the very binary the demo runs.
-    static func executablePath() -> String {
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
-        if let path = Bundle.main.executablePath { return path }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+    /// The `status-poller` beside this executable: the demo and the poller are built and installed
+    /// together.
+    static func siblingPoller() -> String {
+        let this: String
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            this = path
+        } else {
+            this = Bundle.main.executablePath ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        }
+        return URL(fileURLWithPath: this).deletingLastPathComponent().appendingPathComponent("status-poller").path
     }
 }

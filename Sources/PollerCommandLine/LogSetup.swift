@@ -2,8 +2,8 @@ import Logging
 import StatusPolling
 
 /// Bootstraps swift-log: lines on stderr, so stdout holds only the report.
-enum LogSetup {
-    static func make(level: Logger.Level, format: LogFormat = .text) -> Logger {
+package enum LogSetup {
+    package static func make(level: Logger.Level, format: LogFormat = .text) -> Logger {
         LoggingSystem.bootstrap { label in
             switch format {
             case .text:

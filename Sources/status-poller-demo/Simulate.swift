@@ -2,10 +2,11 @@ import AppStoreSimulator
 import ArgumentParser
 import Foundation
 import Logging
+import PollerCommandLine
 import ServiceLifecycle
 
-extension StatusPoller {
-    /// `status-poller simulate`: the App Store simulator on its own, for trying `run` by hand.
+extension StatusPollerDemo {
+    /// `status-poller-demo simulate`: the App Store simulator on its own, for trying `run` by hand.
     struct Simulate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve a simulated App Store (verifyReceipt and the App Store Server API) on loopback until interrupted.",

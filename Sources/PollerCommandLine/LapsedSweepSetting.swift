@@ -1,13 +1,13 @@
 import StatusPolling
 
 /// `--lapsed-within` and `--lapsed-every` (whole days), checked and made into the sweep.
-struct LapsedSweepSetting {
+package struct LapsedSweepSetting {
     /// Nil when `--lapsed-every 0` turned the sweep off.
-    var sweep: LapsedSweep?
+    package var sweep: LapsedSweep?
     /// As the run history records it.
-    var recorded: String
+    package var recorded: String
 
-    static func resolve(within: Int, every: Int) throws -> Self {
+    package static func resolve(within: Int, every: Int) throws -> Self {
         let allowed = LapsedSweep.allowedWithinDays
         guard allowed.contains(within) else { throw usageError("--lapsed-within must be between \(allowed.lowerBound) and \(allowed.upperBound) days, got \(within).") }
         guard (0...within).contains(every) else {

@@ -1,8 +1,9 @@
 import AppStoreSimulator
 import ArgumentParser
 import Foundation
+import PollerCommandLine
 
-/// `status-poller notifications simulate`: V2 notifications signed by a simulator PKI, written to
+/// `status-poller-demo notifications simulate`: V2 notifications signed by a simulator PKI, written to
 /// a file for the receiver's load and reliability harnesses (the simulator posting its own
 /// lifecycle's notifications is `simulate --notify-url`, a later issue).
 struct NotificationsSimulate: AsyncParsableCommand {

@@ -2,11 +2,12 @@ import AppStoreSimulator
 import ArgumentParser
 import Foundation
 import Logging
+import PollerCommandLine
 import PollingDemo
 import StatusPolling
 
-extension StatusPoller {
-    /// `status-poller demo`: the README's "run the main job" command, with no network.
+extension StatusPollerDemo {
+    /// `status-poller-demo demo`: the README's "run the main job" command, with no network.
     struct DemoCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "demo",
@@ -16,8 +17,9 @@ extension StatusPoller {
                 starts the simulator on a free loopback port, and runs `run` once per simulated night with \
                 injected faults, then once more without. After each night every row is compared with the \
                 simulator's truth. Exits 0 when every row agreed after every night, 1 otherwise. With a \
-                PostgreSQL --database, --workers N plays each night with N `run` processes of this binary \
-                sharing the night (the password reaches them in PGPASSWORD).
+                PostgreSQL --database, --workers N plays each night with N `status-poller run` processes \
+                sharing the night (the status-poller beside this program, or --poller; the password reaches \
+                them in PGPASSWORD).
                 """)
 
         @Option(help: "The demo's SQLite file, or a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE, the password from PGPASSWORD or ~/.pgpass); a previous demo database there is replaced.")
@@ -55,6 +57,9 @@ extension StatusPoller {
 
         @Option(help: "Worker processes per night, 1…16: more than 1 needs a PostgreSQL --database; each is `status-poller run --worker-name demo-worker-K`.")
         var workers = 1
+
+        @Option(help: "With --workers: the status-poller the workers run (default: the one beside status-poller-demo).")
+        var poller: String?
 
         @Flag(help: "Play the nights twice, polling only and then with App Store Server Notifications (V1 with verify-receipt, V2 and the history catch-up with server-api and auto), and compare Apple requests per night and entitlement lag.")
         var notifications = false
@@ -96,6 +101,7 @@ extension StatusPoller {
             if let receiverDown, Self.nights(receiverDown, within: nights) == nil {
                 throw ValidationError("--receiver-down takes nights FIRST-LAST within 1…\(nights), got '\(receiverDown)'.")
             }
+            if poller != nil, workers < 2 { throw ValidationError("--poller names the workers' status-poller: it needs --workers 2 or more.") }
             guard concurrency >= workers else { throw ValidationError("--concurrency (\(concurrency)) is shared among the workers: give at least one per worker (\(workers)).") }
         }
 
@@ -158,7 +164,10 @@ extension StatusPoller {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("status-poller-demo-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            let binary = DemoWorkerProcesses.executablePath()
+            let binary = poller ?? DemoWorkerProcesses.siblingPoller()
+            guard FileManager.default.isExecutableFile(atPath: binary) else {
+                throw usageError("--workers \(workers) runs \(binary), which is not an executable file: build it (swift build --product status-poller) or name one with --poller PATH.")
+            }
             let shares = Set([concurrency / workers, (concurrency + workers - 1) / workers]).sorted().map(String.init).joined(separator: "–")
             say("each night: \(workers) processes of \(binary) run --worker-name \(DemoWorkerProcesses.name(1))…\(workers), \(shares) receipts at once each; rows each verified follow \"by worker\"")
             return try await body(DemoWorkerProcesses(

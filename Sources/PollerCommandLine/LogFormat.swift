@@ -1,0 +1,5 @@
+import ArgumentParser
+
+package enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}

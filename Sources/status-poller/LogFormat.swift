@@ -1,5 +1,0 @@
-import ArgumentParser
-
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
