@@ -44,16 +44,6 @@ extension PostgresSubscriptionStore {
         }
     }
 
-    public func nextDue(endpoint: String) async throws -> Int64? {
-        try await read { connection, logger in
-            try await connection.rows(EventDeliverySQL.nextDue(endpoint), logger: logger) { row -> Int64? in try row.column() }.first ?? nil
-        }
-    }
-
-    public func events(_ filter: EventFilter, limit: Int) async throws -> [StoredEvent] {
-        try await read { connection, logger in try await connection.rows(EventDeliverySQL.list(filter, limit: limit), logger: logger, EventDeliverySQL.stored) }
-    }
-
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
         defer { pendingFloor.forget() }
         return try await transaction { connection, logger in
@@ -69,17 +59,6 @@ extension PostgresSubscriptionStore {
             try await connection.rows(
                 "WITH pruned AS (\(EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs)) RETURNING 1) SELECT count(*) FROM pruned", logger: logger
             ) { row -> Int in try row.column() }.first ?? 0
-        }
-    }
-
-    public func deliveryCounts() async throws -> [String: Int] {
-        try await read { connection, logger in
-            var counts = Dictionary(uniqueKeysWithValues: ["pending", "delivered", "dead"].map { ($0, 0) })
-            for (state, count) in try await connection.rows(EventDeliverySQL.countsByState, logger: logger, { row -> (String, Int) in (try row.column(), try row.column()) }) {
-                counts[state] = count
-            }
-            counts["events"] = try await connection.rows(EventDeliverySQL.eventCount, logger: logger) { row -> Int in try row.column() }.first ?? 0
-            return counts
         }
     }
 }

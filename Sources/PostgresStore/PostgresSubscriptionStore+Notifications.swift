@@ -32,6 +32,10 @@ extension PostgresSubscriptionStore {
             var consumption: [SQLStatement] = []
             var statusAgrees = [Bool?](repeating: nil, count: notifications.count)
             var pending: [(index: Int, result: ResultBatch.Result)] = []
+            // Chainless rows a notification of this batch adopts, and for which chain: a row adopts
+            // one chain, so a second chain of the same token finds none and waits for its own row,
+            // as it would after the first was written (the rows are all read before any write).
+            var adopted: [Int64: String] = [:]
             for index in fresh {
                 let n = notifications[index]
                 let row = try await NotificationMatch.row(for: n) { lookup in
@@ -41,6 +45,7 @@ extension PostgresSubscriptionStore {
                         let row = try await connection.rows(
                             NotificationsSQL.adoptable(token: token, columns: RowReader.subscriptionColumns, lock: true), logger: logger
                         ) { reader in try reader.subscription() }.first
+                        if let row, let holder = adopted[row.id], holder != n.originalTransactionID { return nil }
                         // A later notification of the chain in this batch goes to the same row.
                         if let chain = n.originalTransactionID { owners[chain] = row }
                         return row
@@ -54,7 +59,9 @@ extension PostgresSubscriptionStore {
                 rowIDs[index] = row.id
                 switch ingest.effect(of: n, on: row, nowMs: nowMs) {
                 case .settled(let outcome): outcomes[index] = outcome
-                case .write(let result): pending.append((index, result))
+                case .write(let result):
+                    pending.append((index, result))
+                    if row.state.originalTransactionID == nil, let chain = n.originalTransactionID { adopted[row.id] = chain }
                 }
             }
             // Consumption requests queued (and decisions recorded) with the rows as they stood,
@@ -125,22 +132,5 @@ extension PostgresSubscriptionStore {
             RETURNING notification_id
             """, logger: logger).decode(String.self).collect()
         return Set(claimed)
-    }
-
-    public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
-        try await read { connection, logger in try await connection.rows(NotificationsSQL.waitingForAdoption(limit: limit), logger: logger, NotificationsSQL.waiting) }
-    }
-
-    public func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64? {
-        try await read { connection, logger in
-            try await connection.rows(NotificationsSQL.historyCheckpoint(environment), logger: logger) { reader -> Int64 in try reader.column() }.first
-        }
-    }
-
-    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64 {
-        let statement = NotificationsSQL.setHistoryCheckpoint(.postgres, environment, readFromMs: readFromMs, throughMs: throughMs, nowMs: nowMs)
-        return try await transaction { connection, logger in
-            try await connection.rows(statement, logger: logger) { reader -> Int64? in try reader.column() }.first.flatMap { $0 } ?? readFromMs
-        }
     }
 }

@@ -17,16 +17,6 @@ extension PostgresSubscriptionStore {
         }
     }
 
-    public func trailEventIDs() async throws -> ClosedRange<Int64>? {
-        try await read { connection, logger in
-            try await connection.rows(SubscriptionEventsSQL.eventIDRange, logger: logger, SubscriptionEventsSQL.eventIDs).first ?? nil
-        }
-    }
-
-    public func runs(last count: Int) async throws -> [RunRecord] {
-        try await read { connection, logger in try await connection.rows(PollRunsSQL.latest(.postgres, count: count), logger: logger, PollRunsSQL.record) }
-    }
-
     /// The contract columns the report reads, typed, as `json_to_record` takes them out of a trail row's JSON.
     static let trailRecord = """
         original_transaction_id text, environment text, expires_at bigint, grace_period_expires_at bigint, \

@@ -3,7 +3,7 @@ import StatusPolling
 
 /// Reads a row's cells in order, so the row types are read in one place, in the order of their
 /// column lists (``subscriptionColumns``, ``stateColumns``, ``bookkeepingColumns``).
-struct RowReader {
+public struct RowReader {
     private let cells: PostgresRandomAccessRow
     private var index = 0
 

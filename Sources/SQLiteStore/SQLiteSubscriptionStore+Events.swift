@@ -40,14 +40,6 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func nextDue(endpoint: String) async throws -> Int64? {
-        try await reading { db in try db.fetchOne(shared: EventDeliverySQL.nextDue(endpoint)) { row -> Int64? in try row.column() } ?? nil }
-    }
-
-    public func events(_ filter: EventFilter, limit: Int) async throws -> [StoredEvent] {
-        try await reading { db in try db.fetchAll(shared: EventDeliverySQL.list(filter, limit: limit), EventDeliverySQL.stored) }
-    }
-
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
         try await writing { db in
             try db.execute(shared: EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs))
@@ -59,17 +51,6 @@ extension SQLiteSubscriptionStore {
         try await writing { db in
             try db.execute(shared: EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs))
             return db.changesCount
-        }
-    }
-
-    public func deliveryCounts() async throws -> [String: Int] {
-        try await reading { db in
-            var counts = Dictionary(uniqueKeysWithValues: ["pending", "delivered", "dead"].map { ($0, 0) })
-            for (state, count) in try db.fetchAll(shared: EventDeliverySQL.countsByState, { row -> (String, Int) in (try row.column(), try row.column()) }) {
-                counts[state] = count
-            }
-            counts["events"] = try db.fetchOne(shared: EventDeliverySQL.eventCount) { row -> Int in try row.column() } ?? 0
-            return counts
         }
     }
 }

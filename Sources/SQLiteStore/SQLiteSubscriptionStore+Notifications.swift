@@ -48,24 +48,6 @@ extension SQLiteSubscriptionStore {
         return try SubscriptionRecord.fetchOne(db.cachedStatement(sql: statement.sql(.sqlite)), arguments: StatementArguments(statement))?.row
     }
 
-    public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
-        try await reading { db in try db.fetchAll(shared: NotificationsSQL.waitingForAdoption(limit: limit), NotificationsSQL.waiting) }
-    }
-
-    public func historyCheckpoint(_ environment: AppStoreEnvironment) async throws -> Int64? {
-        try await reading { db in try db.fetchOne(shared: NotificationsSQL.historyCheckpoint(environment)) { row -> Int64 in try row.column() } }
-    }
-
-    public func setHistoryCheckpoint(_ environment: AppStoreEnvironment, readFromMs: Int64, throughMs: Int64, nowMs: Int64) async throws -> Int64 {
-        let statement = NotificationsSQL.setHistoryCheckpoint(.sqlite, environment, readFromMs: readFromMs, throughMs: throughMs, nowMs: nowMs)
-        do {
-            let coveredFrom = try await pool.write { db in try db.fetchOne(shared: statement) { row -> Int64? in try row.column() } }
-            return coveredFrom.flatMap { $0 } ?? readFromMs
-        } catch let error as DatabaseError {
-            throw Self.storeError(error, path: path, writing: true)
-        }
-    }
-
     /// A read, SQLite's errors as the store's.
     func reading<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         do {

@@ -14,12 +14,4 @@ extension SQLiteSubscriptionStore {
             }
         }
     }
-
-    public func trailEventIDs() async throws -> ClosedRange<Int64>? {
-        try await pool.read { db in try db.fetchOne(shared: SubscriptionEventsSQL.eventIDRange, SubscriptionEventsSQL.eventIDs) ?? nil }
-    }
-
-    public func runs(last count: Int) async throws -> [RunRecord] {
-        try await pool.read { db in try db.fetchAll(shared: PollRunsSQL.latest(.sqlite, count: count), PollRunsSQL.record) }
-    }
 }

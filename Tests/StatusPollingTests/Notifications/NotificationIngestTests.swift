@@ -117,6 +117,33 @@ import Testing
         }
     }
 
+    /// One user buying in two subscription groups: both purchases carry the token the app passed,
+    /// and Apple's history (or a retry) can deliver them in one batch. The row the token names adopts
+    /// one chain; the other waits for its own row, on both stores (a batch must not hand both to it).
+    @Test(arguments: StoreKind.available) func twoChainsOfOneTokenInOneBatchAdoptOneRow(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let pki = try TestPKI()
+            let token = "7d2b9c4e-1f3a-4b5c-9d8e-0a1b2c3d4e5f"
+            let id = try await db.insert(userID: "buyer", receipt: "R-none")
+            try await db.execute("UPDATE subscriptions SET app_account_token = '\(token)' WHERE id = \(id)")
+            func bought(_ uuid: String, chain: String, transaction: String) async throws -> ReceivedNotification {
+                let signed = Kit.transaction([
+                    "originalTransactionId": chain, "transactionId": transaction, "appAccountToken": token, "expiresDate": 1_791_600_000_000,
+                ])
+                let data = Make.data(pki, transaction: signed, renewal: Kit.renewal(["originalTransactionId": chain]))
+                let jws = Make.outer(pki, type: "SUBSCRIBED", subtype: "INITIAL_BUY", data: data, changes: ["notificationUUID": uuid])
+                let verified = try await SignedDataVerifier(trustedRoots: [pki.root], bundleID: Kit.bundle).verifyNotification(jws, appAppleID: Make.appAppleID)
+                return ReceivedNotification(verified, signedPayload: jws, source: .history, receivedAtMs: Kit.signedDate + 1_000)
+            }
+            let first = try await bought("n-a", chain: "1000000100", transaction: "1000000101")
+            let second = try await bought("n-b", chain: "2000000100", transaction: "2000000101")
+            #expect(try await db.store.receive([first, second], ingest: Self.ingest, nowMs: Kit.signedDate + 2_000) == [.applied, .unmatched])
+            #expect(try await db.store.subscription(id: id)?.state.originalTransactionID == "1000000100")
+            #expect(try await db.store.notifications(NotificationQuery(unmatchedOnly: true)).map(\.id) == ["n-b"])
+            #expect(try await db.store.history(userID: "buyer").map(\.reason) == ["first_verified"])
+        }
+    }
+
     @Test(arguments: StoreKind.available) func aSandboxNotificationNeverChangesAProductionRow(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let pki = try TestPKI()

@@ -1,0 +1,21 @@
+/// The event feed's reads — when the next delivery is due, the events as stored, the counts — on
+/// any ``SQLStore``. (The fan-out, take, settle, replay and prune are still each store's:
+/// `docs/design/STORE-SEAM.md`, step 9.)
+extension EventOutbox where Self: SQLStore {
+    public func nextDue(endpoint: String) async throws -> Int64? {
+        try await firstRow(EventDeliverySQL.nextDue(endpoint)) { row -> Int64? in try row.column() } ?? nil
+    }
+
+    public func events(_ filter: EventFilter, limit: Int) async throws -> [StoredEvent] {
+        try await rows(EventDeliverySQL.list(filter, limit: limit)) { try EventDeliverySQL.stored(&$0) }
+    }
+
+    public func deliveryCounts() async throws -> [String: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: ["pending", "delivered", "dead"].map { ($0, 0) })
+        for (state, count) in try await rows(EventDeliverySQL.countsByState, { row -> (String, Int) in (try row.column(), try row.column()) }) {
+            counts[state] = count
+        }
+        counts["events"] = try await firstRow(EventDeliverySQL.eventCount) { row -> Int in try row.column() } ?? 0
+        return counts
+    }
+}
