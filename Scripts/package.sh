@@ -46,9 +46,9 @@ version=$("$built" --version | sed -n '1s/^status-poller //p')
 case "$version" in *[!A-Za-z0-9.+~-]*|"") fail "the version '$version' cannot name a package" ;; esac
 # The program a team installs beside its customers' data carries no fake App Store: the simulator
 # (which signs App Store answers with keys of its own) and the demo are status-poller-demo's.
-if nm "$built" | grep -Eq '17AppStoreSimulator|11PollingDemo'; then
-  fail "$built links AppStoreSimulator or PollingDemo: they belong to status-poller-demo alone (Package.swift)"
-fi
+# (Counted, not `grep -q`: under pipefail, nm cut short by grep's early exit would hide a match.)
+simulator_symbols=$(nm "$built" | grep -cE '17AppStoreSimulator|11PollingDemo' || true)
+[ "$simulator_symbols" -eq 0 ] || fail "$built links AppStoreSimulator or PollingDemo ($simulator_symbols symbols): they belong to status-poller-demo alone (Package.swift)"
 arch=$(uname -m)
 deb_arch=$(dpkg --print-architecture)
 

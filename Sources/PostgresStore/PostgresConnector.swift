@@ -72,10 +72,12 @@ final class PostgresConnector: Sendable {
         if let transaction = error as? PostgresTransactionError {
             return mapped(transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? error, writing: writing)
         }
-        // A row's own trouble: a constraint (two workers adopting one chain at once), a
-        // deadlock or a serialization failure. The run retries such a batch row by row.
+        // A row's own trouble: a constraint (two workers adopting one chain at once), a value
+        // the column cannot hold (class 22: an Apple value out of range, a NUL in a text), a
+        // deadlock or a serialization failure. The run retries such a batch row by row, so one
+        // odd answer costs its row, not the night (SQLite's rule, `endsTheRun`).
         if let psql = error as? PSQLError, psql.code == .server, let state = psql.serverInfo?[.sqlState],
-            state.hasPrefix("23") || state == "40001" || state == "40P01"
+            state.hasPrefix("23") || state.hasPrefix("22") || state == "40001" || state == "40P01"
         {
             return error
         }

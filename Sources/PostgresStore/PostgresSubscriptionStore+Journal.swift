@@ -33,13 +33,14 @@ extension PostgresSubscriptionStore {
         }
     }
 
-    /// The latest backfill with targets not done, whoever started it and whatever became of its runs.
+    /// The latest backfill with targets not done and not given up (leased ``maximumLeases`` times
+    /// without a result: none is leased again), whoever started it and whatever became of its runs.
     public func resumableBackfill() async throws -> RunRecord? {
         try await read { connection, logger in
             try await connection.rows("""
                 SELECT \(unescaped: PollRunsSQL.columns(.postgres)) FROM poll_runs r
                 WHERE r.mode = 'backfill' AND r.work_id = r.id
-                    AND EXISTS (SELECT 1 FROM work_targets t WHERE t.work_id = r.id AND NOT t.done)
+                    AND EXISTS (SELECT 1 FROM work_targets t WHERE t.work_id = r.id AND NOT t.done AND t.leases < \(Self.maximumLeases))
                 ORDER BY r.id DESC LIMIT 1
                 """, logger: logger, PollRunsSQL.record).first
         }
@@ -64,12 +65,6 @@ extension PostgresSubscriptionStore {
             try await connection.execute(statement, logger: logger)
             try await connection.query(
                 "UPDATE subscriptions SET lease_owner = NULL, lease_run = NULL, lease_expires_at = NULL WHERE lease_run = \(runID)", logger: logger)
-        }
-    }
-
-    public func lastSuccessfulRunFinishedAt(mode: RunMode) async throws -> Int64? {
-        try await read { connection, logger in
-            try await connection.rows(PollRunsSQL.lastSuccessFinishedAt(mode), logger: logger) { reader -> Int64? in try reader.column() }.first ?? nil
         }
     }
 

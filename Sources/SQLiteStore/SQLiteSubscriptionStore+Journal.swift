@@ -54,10 +54,6 @@ extension SQLiteSubscriptionStore {
         try await pool.write { db in try db.execute(shared: statement) }
     }
 
-    public func lastSuccessfulRunFinishedAt(mode: RunMode) async throws -> Int64? {
-        try await pool.read { db in try db.fetchOne(shared: PollRunsSQL.lastSuccessFinishedAt(mode)) { row -> Int64? in try row.column() } ?? nil }
-    }
-
     private static func insertRun(_ db: Database, _ start: RunStart) throws -> Int64 {
         try db.execute(shared: try PollRunsSQL.insert(start))
         return db.lastInsertedRowID

@@ -23,6 +23,26 @@ import Testing
         .verified(VerifiedUpdate(subscriptionID: id, runID: runID, receiptSent: receipt, state: state, latestReceipt: newReceipt, upstreamStatus: .verifyReceipt(.valid), verifiedAtMs: t0))
     }
 
+    /// A value a column cannot hold (an expiration intent past PostgreSQL's INTEGER) is the row's
+    /// own trouble, as a constraint is: the run retries the batch row by row and goes on, instead
+    /// of stopping the night as when the database itself fails. SQLite holds the value.
+    @Test(arguments: StoreKind.available) func aValueTheColumnCannotHoldIsTheRowsOwnTrouble(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "odd", receipt: "R-odd")
+            var odd = verified("otid-odd")
+            odd.expirationIntent = Int(Int32.max) + 1
+            do {
+                _ = try await db.store.apply(ResultBatch([update(id, receipt: "R-odd", odd)]))
+                #expect(kind == .sqlite)
+                #expect(try await db.store.subscription(id: id)?.state == odd)
+            } catch {
+                #expect(kind == .postgres)
+                #expect(!(error is StoreError), "\(error)")
+                #expect(try await db.store.subscription(id: id)?.state == .unverified)
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available) func oneBatchKeepsEveryCheckExactRowByRow(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let first = try await db.insert(userID: "first", receipt: "R-shared")

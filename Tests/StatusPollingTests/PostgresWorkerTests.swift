@@ -70,6 +70,26 @@ struct PostgresWorkerTests {
         }
     }
 
+    /// A backfill whose only targets left were given up (leased `maximumLeases` times without a
+    /// result) has nothing to resume: `--resume` says so instead of starting runs of no rows forever.
+    @Test func aBackfillWhoseRestWasGivenUpIsNotResumable() async throws {
+        try await withStore(.postgres) { db in
+            try await db.insert(userID: "poison", receipt: "r")
+            let worker = try await open(db, worker: "w")
+            defer { Task { try? await worker.close() } }
+            let start = RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:])
+            var run = try await worker.startBackfill(start, targets: .all).runID
+            for attempt in 1...PostgresSubscriptionStore.maximumLeases {
+                if attempt > 1 { run = try await worker.resumeBackfill(try #require(try await worker.resumableBackfill()), start: start) }
+                #expect(try await worker.joinWork(runID: run, selection: .backfill(runID: run), nowMs: t0).remaining == 1)
+                // Each run dies holding the row.
+                #expect(try await worker.lease(runID: run, limit: 1, after: 0).map(\.id) == [1])
+                try await db.execute("UPDATE subscriptions SET lease_expires_at = now() - interval '1 hour'")
+            }
+            #expect(try await worker.resumableBackfill() == nil)
+        }
+    }
+
     @Test func aBackfillIsSharedAndResumedByAnotherWorkerWithItsOwnRun() async throws {
         try await withStore(.postgres) { db in
             for index in 0..<5 { try await db.insert(userID: "u\(index)", receipt: "r\(index)") }
