@@ -6,7 +6,14 @@ extension SQLiteSubscriptionStore {
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
         do {
-            return try await pool.write { db in try notifications.map { try Self.receive(db, $0, ingest: ingest, nowMs: nowMs) } }
+            return try await pool.write { db in
+                // An id the batch already holds is a duplicate, whatever the first copy's outcome
+                // (an `unmatched` one would otherwise be claimed again), as on PostgreSQL.
+                var seen: Set<String> = []
+                return try notifications.map { n in
+                    seen.insert(n.id).inserted ? try Self.receive(db, n, ingest: ingest, nowMs: nowMs) : .duplicate
+                }
+            }
         } catch let error as DatabaseError {
             throw Self.storeError(error, path: path, writing: true)
         }

@@ -96,6 +96,8 @@ import Testing
             let token = "7d2b9c4e-1f3a-4b5c-9d8e-0a1b2c3d4e5f"
             let bought = try await Self.received(pki, uuid: "n-buy", signedAt: Kit.signedDate, expires: 1_791_600_000_000, token: token, type: "SUBSCRIBED", subtype: "INITIAL_BUY")
             #expect(try await db.store.receive([bought], ingest: Self.ingest, nowMs: Kit.signedDate + 2_000) == [.unmatched])
+            // The same id twice in one batch (a retry beside a catch-up): the second is a duplicate.
+            #expect(try await db.store.receive([bought, bought], ingest: Self.ingest, nowMs: Kit.signedDate + 2_500) == [.unmatched, .duplicate])
             #expect(try await db.store.notifications(NotificationQuery(unmatchedOnly: true)).map(\.id) == ["n-buy"])
             #expect(try await db.row("SELECT count(*) AS n FROM app_store_notifications WHERE signed_payload IS NOT NULL") == ["n": "1"])
 
