@@ -32,25 +32,10 @@ struct EventsList: AsyncParsableCommand {
         try await storeOptions.withStore(try await storeOptions.settings()) { store, database in
             let events = try await store.events(filter, limit: last)
             switch format {
-            case .json:
-                let rows: [[String: Any]] = events.map { e in
-                    var o: [String: Any] = ["event_id": e.eventID, "type": e.type, "user_id": e.userID, "written_at": Display.time(e.atMs), "attempts": e.attempts]
-                    if let endpoint = e.endpoint { o["endpoint"] = endpoint }
-                    if let state = e.state { o["state"] = state }
-                    if let status = e.lastStatus { o["last_status"] = status }
-                    if let error = e.lastError { o["last_error"] = error }
-                    return o
-                }
-                print(String(decoding: try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            case .json: print(try StoredEvent.json(events))
             case .text:
                 guard !events.isEmpty else { return print("no events\(failed ? " failed" : pending ? " pending" : "") in \(database)") }
-                print("written (UTC)          event                                 type                     endpoint     state      tries  last")
-                for e in events {
-                    print([
-                        Display.time(e.atMs).padded(22), e.eventID.padded(37), e.type.padded(24), (e.endpoint ?? "-").padded(12),
-                        (e.state ?? "-").padded(10), String(e.attempts).padded(6), e.lastError ?? e.lastStatus.map { "HTTP \($0)" } ?? "-",
-                    ].joined(separator: " "))
-                }
+                print(([StoredEvent.tableHeader] + events.map(\.line)).joined(separator: "\n"))
             }
         }
     }

@@ -33,10 +33,7 @@ extension StatusPoller {
                     guard !rows.isEmpty else { return print("no subscription for user \(userID)") }
                     print("no entitlement change recorded yet for user \(userID)")
                 }
-                for event in events {
-                    print("\(Display.time(event.atMs))  \(event.reason.padded(22)) \(event.entitlementBefore) → \(event.entitlementAfter)   subscription \(event.subscriptionID), \(Self.broughtBy(event, names: names)), Apple status \(event.appleStatus.map { "\(event.statusBackend.map { "\($0) " } ?? "")\($0)" } ?? "-")")
-                    for line in Self.changes(event.old, event.new) { print("      \(line)") }
-                }
+                for event in events { print(event.lines(names: names).joined(separator: "\n")) }
                 // Beside the changes, every notification about the user's rows, those that changed
                 // nothing (unchanged, stale, another environment) included.
                 // A refund request (CONSUMPTION_REQUEST) shows the answer sent to Apple under it.
@@ -46,35 +43,8 @@ extension StatusPoller {
                 print("\nnotifications received (newest first):")
                 for n in notifications.prefix(50) {
                     print("\(Display.time(n.receivedAtMs))  \(n.name.padded(36)) \(n.outcome.padded(18)) subscription \(n.subscriptionID.map(String.init) ?? "-"), V\(n.version) \(n.source), id \(n.id)")
-                    if let answer = answers[n.id] { print("      refund request: \(Self.answer(answer))") }
+                    if let answer = answers[n.id] { print("      refund request: \(answer.answerText)") }
                 }
-            }
-        }
-
-        /// What was answered to a refund request: "sent 2026-11-20 10:00:01 (on time), preference DECLINE; Apple refunded".
-        static func answer(_ r: ConsumptionRequestRecord) -> String {
-            var text = "consumption information \(r.state.rawValue)"
-            if let sent = r.sentAtMs { text += " \(Display.time(sent)) (\(r.answeredOnTime ? "on time" : "late"))" }
-            if r.state == .pending { text += ", deadline \(Display.time(r.deadlineMs))" }
-            if let error = r.appleError, r.state != .sent { text += ", Apple error \(error)" }
-            if r.body != nil { text += ", preference \(r.refundPreference?.rawValue ?? "none")" }
-            if let decision = r.decision { text += "; Apple \(decision)" }
-            return text
-        }
-
-        /// Who brought the change: "run 4", "backfill run 9", "notification DID_RENEW 6f1c…".
-        static func broughtBy(_ event: SubscriptionEvent, names: [String: String] = [:]) -> String {
-            switch event.source {
-            case "notification": return "notification \(event.notificationID.flatMap { names[$0] }.map { "\($0) " } ?? "")\(event.notificationID ?? "-")"
-            case "backfill": return "backfill run \(event.runID.map(String.init) ?? "-")"
-            default: return "run \(event.runID.map(String.init) ?? "-")"
-            }
-        }
-
-        /// "column: old → new" for each contract column that changed; times shown as dates.
-        static func changes(_ old: SubscriptionState, _ new: SubscriptionState) -> [String] {
-            old.changedColumns(comparedWith: new).map { column in
-                "\(column.rawValue): \(column.value(in: old).text(time: Display.time)) → \(column.value(in: new).text(time: Display.time))"
             }
         }
     }

@@ -81,23 +81,7 @@ struct NotificationsCatchUp: AsyncParsableCommand {
     }
 
     static func print(_ reports: [NotificationCatchUp.Report], format: ReportFormat) {
-        switch format {
-        case .json:
-            let rows: [[String: Any]] = reports.map { r in
-                [
-                    "environment": r.environment.rawValue, "from": Display.time(r.fromMs), "through": Display.time(r.throughMs), "pages": r.pages,
-                    "records": r.records, "refused": r.refused,
-                    "outcomes": Dictionary(uniqueKeysWithValues: r.outcomes.map { ($0.key.rawValue, $0.value) }),
-                ]
-            }
-            let data = (try? JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
-            say(String(decoding: data, as: UTF8.self))
-        case .text:
-            for r in reports {
-                let outcomes = NotificationOutcome.allCases.compactMap { o in r.outcomes[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
-                say("\(r.environment.rawValue): \(r.records) notification(s) in \(r.pages) page(s) from \(Display.time(r.fromMs)) through \(Display.time(r.throughMs))"
-                    + (outcomes.isEmpty ? "" : ": \(outcomes)") + (r.refused > 0 ? "; \(r.refused) refused" : ""))
-            }
-        }
+        if format == .json { return say(NotificationCatchUp.Report.json(reports)) }
+        for report in reports { say(report.line) }
     }
 }

@@ -36,41 +36,11 @@ struct NotificationsList: AsyncParsableCommand {
         try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
             let notifications = try await store.notifications(query)
             switch format {
-            case .json:
-                let rows: [[String: Any]] = notifications.map { n in
-                    var o: [String: Any] = [
-                        "notification_id": n.id, "version": n.version, "type": n.type, "received_at": Display.time(n.receivedAtMs),
-                        "apple_state_at": Display.time(n.appleStateAtMs), "source": n.source, "outcome": n.outcome,
-                    ]
-                    if let subtype = n.subtype { o["subtype"] = subtype }
-                    if let signed = n.signedAtMs { o["signed_at"] = Display.time(signed) }
-                    if let chain = n.originalTransactionID { o["original_transaction_id"] = chain }
-                    if let token = n.appAccountToken { o["app_account_token"] = token }
-                    if let environment = n.environment { o["environment"] = environment }
-                    if let id = n.subscriptionID { o["subscription_id"] = id }
-                    if let user = n.userID { o["user_id"] = user }
-                    if let status = n.appleStatus { o["apple_status"] = status }
-                    if let agrees = n.statusAgrees { o["status_agrees"] = agrees }
-                    return o
-                }
-                print(String(decoding: try JSONSerialization.data(withJSONObject: rows, options: [.prettyPrinted, .sortedKeys]), as: UTF8.self))
+            case .json: print(try StoredNotification.json(notifications))
             case .text:
                 guard !notifications.isEmpty else { return print("no notifications\(unmatched ? " unmatched" : "") in \(database)") }
-                print("received (UTC)         v  notification                         outcome            status     original_transaction_id  row       user")
-                for n in notifications {
-                    print([
-                        Display.time(n.receivedAtMs).padded(22), String(n.version), n.name.padded(36), n.outcome.padded(18), Self.status(n).padded(10),
-                        (n.originalTransactionID ?? "-").padded(24), (n.subscriptionID.map(String.init) ?? "-").padded(9), n.userID ?? "-",
-                    ].joined(separator: " "))
-                }
+                print(([StoredNotification.tableHeader] + notifications.map(\.line)).joined(separator: "\n"))
             }
         }
-    }
-
-    /// Apple's `status` and whether the row agreed: "1", "5 asked" (the row said otherwise and is
-    /// asked again), "-" without one.
-    static func status(_ n: StoredNotification) -> String {
-        guard let status = n.appleStatus else { return "-" }
-        return n.statusAgrees == false ? "\(status) asked" : String(status)
     }
 }

@@ -1,9 +1,7 @@
-import StatusPolling
-
 /// A row as `show` and the support commands print it: the entitlement at an instant, every
 /// contract column, and the bookkeeping.
-enum RowText {
-    static func lines(_ row: SubscriptionRow, _ bookkeeping: SubscriptionBookkeeping?, nowMs: Int64) -> [String] {
+package enum RowText {
+    package static func lines(_ row: SubscriptionRow, _ bookkeeping: SubscriptionBookkeeping?, nowMs: Int64) -> [String] {
         let state = row.state
         let entitlement = state.entitlement(at: nowMs)
         var lines = ["subscription \(row.id)  user \(row.userID)  →  \(entitlement.rawValue), \(entitlement.isEntitled ? "ENTITLED" : "not entitled") at \(Display.time(nowMs))"]

@@ -1,18 +1,16 @@
-import StatusPolling
-
 /// A chain and its row as the support commands print them with `--format json`.
-struct ChainJSON: Encodable {
-    var original_transaction_id: String
-    var subscription_id: Int64?
-    var user_id: String?
-    var entitlement: String?
-    var entitled: Bool?
-    var columns: SubscriptionState?
-    var last_verified_at: String?
-    var last_error_reason: String?
-    var history: [EventJSON]
+package struct ChainJSON: Encodable {
+    package var original_transaction_id: String
+    package var subscription_id: Int64?
+    package var user_id: String?
+    package var entitlement: String?
+    package var entitled: Bool?
+    package var columns: SubscriptionState?
+    package var last_verified_at: String?
+    package var last_error_reason: String?
+    package var history: [EventJSON]
 
-    init(_ chain: OwnedChain, nowMs: Int64) {
+    package init(_ chain: OwnedChain, nowMs: Int64) {
         original_transaction_id = chain.originalTransactionID
         subscription_id = chain.row?.id
         user_id = chain.row?.userID
