@@ -4,9 +4,14 @@ import Foundation
 extension NotificationCatchUp.Report {
     /// "Production: 3 notification(s) in 1 page(s) from … through …: 2 applied, 1 duplicate".
     package var line: String {
-        let outcomes = NotificationOutcome.allCases.compactMap { o in self.outcomes[o].map { "\($0) \(o.rawValue)" } }.joined(separator: ", ")
+        let outcomes = outcomeCounts.map { "\($0.count) \($0.outcome.rawValue)" }.joined(separator: ", ")
         return "\(environment.rawValue): \(records) notification(s) in \(pages) page(s) from \(Display.time(fromMs)) through \(Display.time(throughMs))"
             + (outcomes.isEmpty ? "" : ": \(outcomes)") + (refused > 0 ? "; \(refused) refused" : "")
+    }
+
+    /// The outcomes it counted, in ``NotificationOutcome``'s order: what both its lines list.
+    var outcomeCounts: [(outcome: NotificationOutcome, count: Int)] {
+        NotificationOutcome.allCases.compactMap { o in outcomes[o].map { (o, $0) } }
     }
 
     /// The reports as one JSON document, keys sorted, times as dates.

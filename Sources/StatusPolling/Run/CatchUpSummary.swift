@@ -35,17 +35,6 @@ public struct CatchUpSummary: Sendable, Equatable, Encodable {
         try c.encode(massExtensionsCompleted, forKey: .massExtensionsCompleted)
         try c.encodeIfPresent(massExtensionsFailure, forKey: .massExtensionsFailure)
     }
-
-    /// One line for the run's text report.
-    public var line: String {
-        var parts = environments.map { report in
-            let outcomes = NotificationOutcome.allCases.compactMap { o in report.outcomes[o].map { "\(o.rawValue) \($0)" } }
-            return "\(report.environment.rawValue) \(report.records) in \(report.pages) page\(report.pages == 1 ? "" : "s")"
-                + (outcomes.isEmpty ? "" : " (\(outcomes.joined(separator: ", ")))") + (report.refused > 0 ? ", \(report.refused) refused" : "")
-        }
-        parts += failures.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue) FAILED (\($0.value))" }
-        return parts.joined(separator: "; ")
-    }
 }
 
 extension NotificationCatchUp.Report: Encodable {
