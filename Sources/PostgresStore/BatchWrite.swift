@@ -24,14 +24,14 @@ struct BatchWrite {
         // Locked in id order, as every writer locks, so two workers' batches cannot deadlock here.
         for (id, row) in try await rows(
             """
-            SELECT id, user_id, latest_receipt, lease_run, apple_state_at, transaction_signed_at, \(unescaped: RowReader.stateColumns)
+            SELECT id, user_id, latest_receipt, lease_run, apple_state_at, transaction_signed_at, \(unescaped: ContractColumn.list)
             FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id FOR UPDATE
             """,
             { reader in
                 let id: Int64 = try reader.next(), userID: String = try reader.next(), receipt: String = try reader.next()
                 let leaseRun: Int64? = try reader.next(), appleStateAt: Int64? = try reader.next(), transactionAsOf: Int64? = try reader.next()
                 let locked = RowUpdatePlan.LockedRow(
-                    userID: userID, holdsReceiptSent: false, state: try reader.state(), appleStateAtMs: appleStateAt, leaseRun: leaseRun,
+                    userID: userID, holdsReceiptSent: false, state: try SubscriptionRowSQL.state(&reader), appleStateAtMs: appleStateAt, leaseRun: leaseRun,
                     transactionAsOfMs: transactionAsOf)
                 return (id, (locked, receipt))
             }

@@ -83,7 +83,7 @@ extension PostgresSubscriptionStore {
         let query = Self.leaseSQL(runID: runID, worker: worker, limit: limit, after: after, seconds: leaseDuration.seconds)
         let rows = try await transaction { connection, logger in
             for setting in Self.leasePlanSettings { try await connection.query(setting, logger: logger) }
-            return try await Self.rows(connection.query(query, logger: logger)) { reader in try reader.subscription() }
+            return try await Self.rows(connection.query(query, logger: logger)) { reader in try SubscriptionRowSQL.row(&reader) }
         }
         return rows.sorted { $0.id < $1.id }
     }
@@ -115,7 +115,7 @@ extension PostgresSubscriptionStore {
         )
         UPDATE subscriptions s SET lease_owner = \(worker), lease_run = \(runID), lease_expires_at = now() + make_interval(secs => \(seconds))
         FROM picked WHERE s.id = picked.id
-        RETURNING \(unescaped: RowReader.subscriptionColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+        RETURNING \(unescaped: SubscriptionRowSQL.columns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
         """
     }
 

@@ -23,8 +23,8 @@ extension PostgresSubscriptionStore {
             let chains = Array(Set(fresh.compactMap { notifications[$0].originalTransactionID }))
             var owners: [String: SubscriptionRow] = [:]
             for row in try await Self.rows(connection.query(
-                "SELECT \(unescaped: RowReader.subscriptionColumns) FROM subscriptions WHERE original_transaction_id = ANY(\(chains)) ORDER BY id FOR UPDATE",
-                logger: logger), { reader in try reader.subscription() })
+                "SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id = ANY(\(chains)) ORDER BY id FOR UPDATE",
+                logger: logger), { reader in try SubscriptionRowSQL.row(&reader) })
             {
                 if let chain = row.state.originalTransactionID { owners[chain] = row }
             }
@@ -43,8 +43,8 @@ extension PostgresSubscriptionStore {
                     case .chain(let chain): return owners[chain]
                     case .token(let token):
                         let row = try await connection.rows(
-                            NotificationsSQL.adoptable(token: token, columns: RowReader.subscriptionColumns, lock: true), logger: logger
-                        ) { reader in try reader.subscription() }.first
+                            NotificationsSQL.adoptable(token: token, columns: SubscriptionRowSQL.columns, lock: true), logger: logger
+                        ) { reader in try SubscriptionRowSQL.row(&reader) }.first
                         if let row, let holder = adopted[row.id], holder != n.originalTransactionID { return nil }
                         // A later notification of the chain in this batch goes to the same row.
                         if let chain = n.originalTransactionID { owners[chain] = row }

@@ -60,22 +60,6 @@ extension PostgresSubscriptionStore {
         }
     }
 
-    public func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow] {
-        guard !ids.isEmpty else { return [] }
-        return try await read { connection, logger in
-            try await Self.rows(connection.query(
-                "SELECT \(unescaped: RowReader.subscriptionColumns) FROM subscriptions WHERE id = ANY(\(ids)) ORDER BY id", logger: logger)
-            ) { reader in try reader.subscription() }
-        }
-    }
-
-    public func subscriptionID(owning originalTransactionID: String) async throws -> Int64? {
-        try await read { connection, logger in
-            try await connection.query(
-                "SELECT id FROM subscriptions WHERE original_transaction_id = \(originalTransactionID)", logger: logger
-            ).decode(Int64.self).collect().first
-        }
-    }
 
     /// Writes the batch in one transaction (``BatchWrite``), then marks the rows written done in
     /// the run's shared work, releases their leases, moves the checkpoint and adds the changes'

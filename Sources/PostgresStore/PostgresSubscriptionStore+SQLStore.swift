@@ -9,11 +9,11 @@ extension PostgresSubscriptionStore: SQLStore {
         try await self.read { connection, logger in try await connection.rows(statement, logger: logger, read) }
     }
 
-    public func commit<T: Sendable>(_ statements: [SQLStatement], rowsOfLast read: @Sendable (inout RowReader) throws -> T) async throws -> [T] {
+    public func commit<T: Sendable>(_ statements: [SQLStatement], reading read: @Sendable (inout RowReader) throws -> T) async throws -> [[T]] {
         try await transaction { connection, logger in
-            for statement in statements.dropLast() { try await connection.execute(statement, logger: logger) }
-            guard let last = statements.last else { return [] }
-            return try await connection.rows(last, logger: logger, read)
+            var rows: [[T]] = []
+            for statement in statements { rows.append(try await connection.rows(statement, logger: logger, read)) }
+            return rows
         }
     }
 }

@@ -49,10 +49,10 @@ extension SQLiteSubscriptionStore {
     private static func row(_ db: Database, _ lookup: NotificationMatch) throws -> SubscriptionRow? {
         let statement: SQLStatement
         switch lookup {
-        case .chain(let chain): statement = "SELECT \(unescaped: SubscriptionRecord.columnList) FROM subscriptions WHERE original_transaction_id = \(chain)"
-        case .token(let token): statement = NotificationsSQL.adoptable(token: token, columns: SubscriptionRecord.columnList, lock: false)
+        case .chain(let chain): statement = "SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id = \(chain)"
+        case .token(let token): statement = NotificationsSQL.adoptable(token: token, columns: SubscriptionRowSQL.columns, lock: false)
         }
-        return try SubscriptionRecord.fetchOne(db.cachedStatement(sql: statement.sql(.sqlite)), arguments: StatementArguments(statement))?.row
+        return try db.fetchOne(shared: statement) { try SubscriptionRowSQL.row(&$0) }
     }
 
     /// A read, SQLite's errors as the store's.

@@ -66,18 +66,6 @@ extension SQLiteSubscriptionStore {
         return due
     }
 
-    public func subscriptions(ids: [Int64]) async throws -> [SubscriptionRow] {
-        guard !ids.isEmpty else { return [] }
-        return try await pool.read { db in
-            try SubscriptionRecord.filter(keys: ids).order(Column("id")).fetchAll(db).map(\.row)
-        }
-    }
-
-    public func subscriptionID(owning originalTransactionID: String) async throws -> Int64? {
-        try await pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM subscriptions WHERE original_transaction_id = ?", arguments: [originalTransactionID])
-        }
-    }
 
     public func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }

@@ -10,11 +10,7 @@ extension SQLiteSubscriptionStore: SQLStore {
         try await reading { db in try db.fetchAll(shared: statement, read) }
     }
 
-    public func commit<T: Sendable>(_ statements: [SQLStatement], rowsOfLast read: @Sendable (inout SQLiteColumns) throws -> T) async throws -> [T] {
-        try await writing { db in
-            for statement in statements.dropLast() { try db.execute(shared: statement) }
-            guard let last = statements.last else { return [] }
-            return try db.fetchAll(shared: last, read)
-        }
+    public func commit<T: Sendable>(_ statements: [SQLStatement], reading read: @Sendable (inout SQLiteColumns) throws -> T) async throws -> [[T]] {
+        try await writing { db in try statements.map { try db.fetchAll(shared: $0, read) } }
     }
 }

@@ -101,61 +101,6 @@ public final class SQLiteSubscriptionStore: PollingStore {
         }
     }
 
-    /// Inserts a subscriber as the web service does: a user and a receipt, nothing verified.
-    @discardableResult
-    public func enroll(userID: String, receipt: String) async throws -> Int64 {
-        try await pool.write { db in
-            try db.execute(sql: "INSERT INTO subscriptions (user_id, latest_receipt) VALUES (?, ?)", arguments: [userID, receipt])
-            return db.lastInsertedRowID
-        }
-    }
-
-    /// Inserts many subscribers in one transaction (an import, the demo's enrolment); returns their ids in order.
-    public func enroll(_ subscribers: [(userID: String, receipt: String)]) async throws -> [Int64] {
-        try await pool.write { db in
-            let statement = try db.makeStatement(sql: "INSERT INTO subscriptions (user_id, latest_receipt) VALUES (?, ?)")
-            return try subscribers.map { subscriber in
-                try statement.execute(arguments: [subscriber.userID, subscriber.receipt])
-                return db.lastInsertedRowID
-            }
-        }
-    }
-
-    /// The row with `id`, as the run would read it.
-    public func subscription(id: Int64) async throws -> SubscriptionRow? {
-        try await pool.read { db in try SubscriptionRecord.fetchOne(db, key: id)?.row }
-    }
-
-    /// The rows of `userID`, as the run would read them.
-    public func subscriptions(userID: String) async throws -> [SubscriptionRow] {
-        try await pool.read { db in
-            try SubscriptionRecord.filter(Column("user_id") == userID).order(Column("id")).fetchAll(db).map(\.row)
-        }
-    }
-
-    /// Stores a receipt the app uploaded, as the web service does; the next run verifies it.
-    public func uploadReceipt(subscriptionID: Int64, receipt: String) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE subscriptions SET latest_receipt = ? WHERE id = ?", arguments: [receipt, subscriptionID])
-        }
-    }
-
-    /// One page of every row, in `id` order, with its bookkeeping: for checks and reports that walk
-    /// the whole table without loading it at once.
-    public func subscriptionsWithBookkeeping(after cursor: Int64, limit: Int) async throws -> [(SubscriptionRow, SubscriptionBookkeeping)] {
-        try await pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Self.withBookkeepingColumns) FROM subscriptions WHERE id > ? ORDER BY id LIMIT ?", arguments: [cursor, limit]).map(Self.withBookkeeping)
-        }
-    }
-
-    /// The columns of a row and its bookkeeping, in the order ``withBookkeeping(_:)`` reads them.
-    static let withBookkeepingColumns = "\(SubscriptionRecord.columnList), \(BookkeepingRecord.columnList)"
-
-    /// One row of ``withBookkeepingColumns`` as the domain's row and its bookkeeping.
-    static func withBookkeeping(_ row: Row) -> (SubscriptionRow, SubscriptionBookkeeping) {
-        (SubscriptionRecord(row: row).row, BookkeepingRecord.bookkeeping(row, from: SubscriptionRecord.columnCount))
-    }
-
     /// Closes the pool; further calls fail.
     public func close() throws { try pool.close() }
 }

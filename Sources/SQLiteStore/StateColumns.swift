@@ -59,23 +59,4 @@ enum StateColumns {
             }
         }
     }
-
-    /// The report's columns (``TrailState``) out of a JSON object of the contract columns, in the
-    /// order ``trailState(_:from:)`` reads them: the identifiers only as "is there one".
-    static func trailFromJSON(_ column: String) -> String {
-        "json_extract(\(column), '$.\(ContractColumn.originalTransactionID.rawValue)') IS NOT NULL, "
-            + trailColumns.map { "json_extract(\(column), '$.\($0.rawValue)')" }.joined(separator: ", ")
-    }
-
-    /// The contract columns the report reads, after "is it verified".
-    private static var trailColumns: [ContractColumn] {
-        [.expiresAt, .gracePeriodExpiresAt, .isInBillingRetry, .autoRenewStatus, .expirationIntent, .cancelledAt]
-    }
-
-    /// The report's columns in `row`'s columns `start…start + 6`, in the order of `trailFromJSON`.
-    static func trailState(_ row: Row, from start: Int) -> TrailState {
-        TrailState(
-            isVerified: row[start], expiresAt: row[start + 1], gracePeriodExpiresAt: row[start + 2], isInBillingRetry: row[start + 3],
-            autoRenewStatus: row[start + 4], expirationIntent: row[start + 5], cancelledAt: row[start + 6])
-    }
 }

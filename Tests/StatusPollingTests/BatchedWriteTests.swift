@@ -148,9 +148,9 @@ import Testing
             let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
             #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])
             let page = try await db.webService.read { d in
-                let request = SubscriptionRecord.filter(keys: [1, 5, 9] as [Int64]).order(Column("id"))
-                let statement = try request.makePreparedRequest(d, forSingleResult: false).statement
-                return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments).map { $0["detail"] as String }
+                let statement = SubscriptionRowSQL.rows(ids: [1, 5, 9])
+                let arguments = StatementArguments(statement.values.map { value -> Int64? in if case .integer(let id) = value { id } else { nil } })
+                return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + statement.sql(.sqlite), arguments: arguments).map { $0["detail"] as String }
             }
             #expect(page == ["SEARCH subscriptions USING INTEGER PRIMARY KEY (rowid=?)"])
         }

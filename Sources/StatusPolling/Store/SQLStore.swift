@@ -16,14 +16,20 @@ public protocol SQLStore: Sendable {
     /// The rows of `statement`, read outside a transaction, each by `read`.
     func rows<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout Columns) throws -> T) async throws -> [T]
 
-    /// `statements` in one transaction, in order; the rows of the last, each read by `read`.
-    func commit<T: Sendable>(_ statements: [SQLStatement], rowsOfLast read: @Sendable (inout Columns) throws -> T) async throws -> [T]
+    /// `statements` in one transaction, in order; the rows of each (none for a statement without
+    /// `RETURNING`), each read by `read`.
+    func commit<T: Sendable>(_ statements: [SQLStatement], reading read: @Sendable (inout Columns) throws -> T) async throws -> [[T]]
 }
 
 extension SQLStore {
     /// `statements` in one transaction, their rows unread.
     public func commit(_ statements: SQLStatement...) async throws {
         _ = try await commit(statements) { _ in () }
+    }
+
+    /// `statements` in one transaction, in order; the rows of the last, each read by `read`.
+    func commit<T: Sendable>(_ statements: [SQLStatement], rowsOfLast read: @Sendable (inout Columns) throws -> T) async throws -> [T] {
+        try await commit(statements, reading: read).last ?? []
     }
 
     /// The first row of `statement`, read by `read`; nil when there is none.
