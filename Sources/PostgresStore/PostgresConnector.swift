@@ -69,6 +69,7 @@ final class PostgresConnector: Sendable {
     /// The error as the store reports it: a ``StoreError`` when it is the database's, else itself.
     func mapped(_ error: any Error, writing: Bool) -> any Error {
         if error is StoreError { return error }
+        if let workflow = error as? WorkflowFailure { return workflow.error }
         if let transaction = error as? PostgresTransactionError {
             return mapped(transaction.closureError ?? transaction.beginError ?? transaction.commitError ?? error, writing: writing)
         }

@@ -11,10 +11,6 @@ extension PostgresSubscriptionStore {
     /// several hosts starts them within seconds; the next night is a day later.
     public static let nightSpan: Int64 = 12 * 3600 * 1000
 
-    /// How many times a row of a night or a backfill is leased at most: enough for two workers
-    /// to die holding it and a third to finish it; a row still not written is left to the next night.
-    public static let maximumLeases = 3
-
     /// The advisory lock that makes opening a night atomic, apart from every worker's and `migrate`'s.
     static let nightLockKey: Int64 = 0x5354_4154_5553_0002
 
@@ -63,7 +59,7 @@ extension PostgresSubscriptionStore {
     static func remainingSQL(workID: Int64) -> PostgresQuery {
         """
         SELECT count(*) FROM work_targets t
-        WHERE t.work_id = \(workID) AND NOT t.done AND t.leases < \(maximumLeases)
+        WHERE t.work_id = \(workID) AND NOT t.done AND t.leases < \(WorkSharingSQL.maximumLeases)
             AND EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = t.subscription_id)
         """
     }
@@ -103,7 +99,7 @@ extension PostgresSubscriptionStore {
         picked AS (
             SELECT s.id FROM work_targets t JOIN subscriptions s ON s.id = t.subscription_id
             WHERE t.work_id = (SELECT work_id FROM work) AND t.subscription_id > \(after) AND s.id > \(after)
-                AND NOT t.done AND t.leases < \(maximumLeases)
+                AND NOT t.done AND t.leases < \(WorkSharingSQL.maximumLeases)
                 AND (s.lease_run IS NULL OR s.lease_expires_at < now() OR (s.lease_owner = \(worker) AND s.lease_run <> \(runID)))
             ORDER BY t.subscription_id
             LIMIT \(limit)
@@ -129,5 +125,10 @@ extension PostgresSubscriptionStore {
                 RETURNING id
                 """, logger: logger).decode(Int64.self).collect()
         })
+    }
+
+    /// The one integer `query` answers (a count); 0 when it answers none.
+    static func count(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Int {
+        Int(try await connection.query(query, logger: logger).decode(Int64.self).collect().first ?? 0)
     }
 }

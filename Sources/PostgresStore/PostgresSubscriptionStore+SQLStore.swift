@@ -1,3 +1,4 @@
+import PostgresNIO
 import StatusPolling
 
 /// The seam the library's workflows run on (``SQLStore``): the shared statements through
@@ -5,15 +6,22 @@ import StatusPolling
 extension PostgresSubscriptionStore: SQLStore {
     public var dialect: SQLDialect { .postgres }
 
+    /// Every process is a worker sharing the database's work, by leases.
+    public var sharedWorker: String? { worker }
+
     public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout RowReader) throws -> T) async throws -> [T] {
         try await self.read { connection, logger in try await connection.rows(statement, logger: logger, read) }
     }
 
-    public func commit<T: Sendable>(_ statements: [SQLStatement], reading read: @Sendable (inout RowReader) throws -> T) async throws -> [[T]] {
+    /// `body` in a transaction. What the body itself throws comes out as it is (as on SQLite);
+    /// what the database throws, as the store maps it.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await transaction { connection, logger in
-            var rows: [[T]] = []
-            for statement in statements { rows.append(try await connection.rows(statement, logger: logger, read)) }
-            return rows
+            do {
+                return try await body(PostgresSession(connection: connection, logger: logger))
+            } catch let error where !(error is PSQLError) {
+                throw WorkflowFailure(error: error)
+            }
         }
     }
 }

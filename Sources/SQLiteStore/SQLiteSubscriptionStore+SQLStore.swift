@@ -10,7 +10,11 @@ extension SQLiteSubscriptionStore: SQLStore {
         try await reading { db in try db.fetchAll(shared: statement, read) }
     }
 
-    public func commit<T: Sendable>(_ statements: [SQLStatement], reading read: @Sendable (inout SQLiteColumns) throws -> T) async throws -> [[T]] {
-        try await writing { db in try statements.map { try db.fetchAll(shared: $0, read) } }
+    /// `body` inside GRDB's write transaction, run to its end on the writer's thread.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteSession) async throws -> T) async throws -> T {
+        try await writing { db in
+            let session = SQLiteSession(db: db)
+            return try InlineExecutor.run { try await body(session) }
+        }
     }
 }

@@ -79,7 +79,7 @@ struct PostgresWorkerTests {
             defer { Task { try? await worker.close() } }
             let start = RunStart(mode: .backfill, nowMs: t0, startedAtMs: t0, host: "h", pid: 1, options: [:])
             var run = try await worker.startBackfill(start, targets: .all).runID
-            for attempt in 1...PostgresSubscriptionStore.maximumLeases {
+            for attempt in 1...WorkSharingSQL.maximumLeases {
                 if attempt > 1 { run = try await worker.resumeBackfill(try #require(try await worker.resumableBackfill()), start: start) }
                 #expect(try await worker.joinWork(runID: run, selection: .backfill(runID: run), nowMs: t0).remaining == 1)
                 // Each run dies holding the row.
@@ -210,7 +210,7 @@ struct PostgresWorkerTests {
             let worker = try await open(db, worker: "w")
             defer { Task { try? await worker.close() } }
             // Each run of "w" dies holding the row; its successor takes it back.
-            for attempt in 1...PostgresSubscriptionStore.maximumLeases {
+            for attempt in 1...WorkSharingSQL.maximumLeases {
                 let run = try await start(worker, nowMs: t0)
                 #expect(try await worker.joinWork(runID: run, selection: .nightly(SelectionWindows()), nowMs: t0).remaining == (attempt == 1 ? 2 : 1))
                 let leased = try await worker.lease(runID: run, limit: attempt == 1 ? 2 : 1, after: 0).map(\.id)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The SQL of the run history (`poll_runs`) that both stores run, with the mapping of its rows
-/// beside it. How a backfill is opened and resumed differs (SQLite's `backfill_targets`,
-/// PostgreSQL's work shared by several workers) and stays in each store.
+/// beside it. A backfill's targets are a run's own (`backfill_targets`) where one run has the
+/// database to itself, and its work's (`work_targets`, shared by leases) where workers share it.
 public enum PollRunsSQL {
     /// Opens a run as `running` and returns its id; `worker`: the worker's name on a store shared
     /// by several (PostgreSQL's `poll_runs.worker`; SQLite has no such column).
@@ -28,6 +28,61 @@ public enum PollRunsSQL {
             report = \(try report.json()), exit_code = \(report.exitCode.rawValue)
         WHERE id = \(runID)
         """
+    }
+
+    /// The statements that fix the target rows of backfill `runID`, then the run's count of them,
+    /// read as one integer by the last. `shared`: the work is the run's own, leased by the workers
+    /// who share it (``SQLStore/sharedWorker``).
+    public static func fixTargets(_ targets: BackfillTargets, runID: Int64, shared: Bool) -> [SQLStatement] {
+        let into: SQLStatement = shared
+            ? "INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM subscriptions"
+            : "INSERT INTO backfill_targets (run_id, subscription_id) SELECT \(runID), id FROM subscriptions"
+        var statements: [SQLStatement] = shared ? ["UPDATE poll_runs SET work_id = id WHERE id = \(runID)"] : []
+        switch targets {
+        case .all:
+            statements.append(into)
+        case .expiredSince(let ms):
+            statements.append("\(into) WHERE expires_at >= \(ms) OR original_transaction_id IS NULL")
+        case .userIDs(let users):
+            // In chunks, well under SQLite's limit on bound values; a user named twice is one target.
+            for start in stride(from: 0, to: users.count, by: 500) {
+                let chunk = users[start..<min(start + 500, users.count)]
+                var list: SQLStatement = ""
+                for (index, user) in chunk.enumerated() { list = "\(list)\(unescaped: index == 0 ? "" : ", ")\(user)" }
+                statements.append("\(into) WHERE user_id IN (\(list)) ON CONFLICT DO NOTHING")
+            }
+        }
+        let table = shared ? "work_targets WHERE work_id" : "backfill_targets WHERE run_id"
+        statements.append("UPDATE poll_runs SET targets = (SELECT count(*) FROM \(unescaped: table) = \(runID)) WHERE id = \(runID) RETURNING targets")
+        return statements
+    }
+
+    /// The backfill to resume, read by ``record(_:)``. One run's own: the latest that did not
+    /// finish. Shared work: the latest with targets not done and not given up (leased
+    /// ``WorkSharingSQL/maximumLeases`` times without a result: none is leased again), whoever
+    /// started it and whatever became of its runs.
+    public static func resumable(_ dialect: SQLDialect, shared: Bool) -> SQLStatement {
+        let unfinished: SQLStatement = shared
+            ? """
+              r.work_id = r.id AND EXISTS (SELECT 1 FROM work_targets t
+                  WHERE t.work_id = r.id AND NOT t.done AND t.leases < \(WorkSharingSQL.maximumLeases))
+              """
+            : "r.status IN ('running', 'interrupted', 'aborted')"
+        return """
+            SELECT \(unescaped: columns(dialect)) FROM poll_runs r
+            WHERE r.mode = 'backfill' AND \(unfinished)
+            ORDER BY r.id DESC LIMIT 1
+            """
+    }
+
+    /// Marks `runID` running again under this process (a backfill resumed by its own run).
+    public static func resume(_ runID: Int64, start: RunStart) -> SQLStatement {
+        "UPDATE poll_runs SET status = 'running', pid = \(start.pid), host = \(start.host), finished_at = NULL WHERE id = \(runID)"
+    }
+
+    /// Makes `runID` a run of `backfill`'s work (a worker's part of a shared backfill).
+    public static func join(_ runID: Int64, backfill: RunRecord) -> SQLStatement {
+        "UPDATE poll_runs SET work_id = \(backfill.workID ?? backfill.id), targets = \(backfill.targets) WHERE id = \(runID)"
     }
 
     /// When the last run of `mode` that verified every selected row ended (wall clock, ms).
