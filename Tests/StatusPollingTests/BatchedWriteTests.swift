@@ -125,14 +125,13 @@ import Testing
             for index in 0..<200 {
                 try db.insert(userID: "u\(index)", receipt: "r\(index)", index % 2 == 0 ? verified("otid-\(index)", expires: t0 + Int64(index) * day) : .unverified)
             }
-            func plan(_ query: SQL) async throws -> [String] {
+            func plan(_ query: SQLStatement) async throws -> [String] {
                 try await db.webService.read { d in
-                    let (sql, arguments) = try query.build(d)
-                    return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + query.sql(.sqlite), arguments: StatementArguments(query)).map { $0["detail"] as String }
                 }
             }
             // Each term searches its own covering index: no table row (and no receipt) is read.
-            let nightly = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.nightly(SelectionWindows()), nowMs: t0, after: 0))
+            let nightly = try await plan(DueSelectionSQL.select(.sqlite, .nightly(SelectionWindows()), nowMs: t0, after: 0, shared: false))
             #expect(nightly.filter { $0.contains("subscriptions") } == [
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_unverified (original_transaction_id=?)",
                 "SEARCH subscriptions USING COVERING INDEX subscriptions_user_id (user_id=?)",
@@ -145,13 +144,9 @@ import Testing
                 // Each selected row's freshness (`--fresh-within`), from an index holding every column of the rule.
                 "SEARCH f USING COVERING INDEX subscriptions_fresh (id=?)",
             ])
-            let backfill = try await plan(SQLiteSubscriptionStore.dueIDsQuery(.backfill(runID: 1), nowMs: t0, after: 10))
+            let backfill = try await plan(DueSelectionSQL.select(.sqlite, .backfill(runID: 1), nowMs: t0, after: 10, shared: false))
             #expect(backfill == ["SEARCH backfill_targets USING PRIMARY KEY (run_id=? AND subscription_id>?)"])
-            let page = try await db.webService.read { d in
-                let statement = SubscriptionRowSQL.rows(ids: [1, 5, 9])
-                let arguments = StatementArguments(statement.values.map { value -> Int64? in if case .integer(let id) = value { id } else { nil } })
-                return try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + statement.sql(.sqlite), arguments: arguments).map { $0["detail"] as String }
-            }
+            let page = try await plan(SubscriptionRowSQL.rows(ids: [1, 5, 9]))
             #expect(page == ["SEARCH subscriptions USING INTEGER PRIMARY KEY (rowid=?)"])
         }
     }

@@ -98,7 +98,7 @@ struct PostgresStoreTests {
             try await db.execute("UPDATE subscriptions SET expires_at = 1799400000000 WHERE id % 1000 = 500")
             try await db.execute("UPDATE subscriptions SET expires_at = 1799500000000 WHERE id % 1000 = 250")
             try await db.execute("ANALYZE subscriptions")
-            let sql = PostgresSubscriptionStore.nightlyDueIDsSQL(SelectionWindows(), nowMs: 1_800_000_000_000)
+            let sql = DueSelectionSQL.nightlyPostgres(SelectionWindows(), nowMs: 1_800_000_000_000)
             let explained = try await (db.store as! PostgresSubscriptionStore).read { connection, logger in
                 try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN \(sql)"), logger: logger).decode(String.self).collect()
             }
@@ -137,11 +137,10 @@ struct PostgresStoreTests {
             try await db.execute("UPDATE work_targets SET done = true WHERE subscription_id <= 50000")
             try await db.execute("ANALYZE subscriptions")
             try await db.execute("ANALYZE work_targets")
-            let query = PostgresSubscriptionStore.leaseSQL(runID: run, worker: "w", limit: 64, after: 50000, seconds: 300)
-            let plan = try await store.transaction { connection, logger in
-                for setting in PostgresSubscriptionStore.leasePlanSettings { try await connection.query(setting, logger: logger) }
-                return try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + query.sql, binds: query.binds), logger: logger)
-                    .decode(String.self).collect()
+            let query = WorkSharingSQL.lease(runID: run, worker: "w", limit: 64, after: 50000, leaseMs: 300_000)
+            let plan = try await store.transaction { session in
+                for setting in WorkSharingSQL.leasePlanSettings { try await session.execute(setting) }
+                return try await session.rows("EXPLAIN \(query)") { row -> String in try row.column() }
             }
             let text = plan.joined(separator: "\n")
             #expect(!text.contains("Merge Join") && !text.contains("Hash Join") && !text.contains("Seq Scan"), "\(text)")
