@@ -30,34 +30,12 @@ extension PostgresSubscriptionStore {
         return taken.map(\.delivery)
     }
 
-    public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
-        let delivered = EventDeliverySQL.settleDelivered(outcomes, endpoint: endpoint)
-        let failures = outcomes.filter { $0.result != .delivered }
-        guard !failures.isEmpty else {
-            // The successes alone: one statement is its own transaction (no BEGIN and COMMIT round trips).
-            guard let delivered else { return }
-            return try await read { connection, logger in try await connection.execute(delivered, logger: logger) }
-        }
-        try await transaction { connection, logger in
-            if let delivered { try await connection.execute(delivered, logger: logger) }
-            for outcome in failures { try await connection.execute(EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner), logger: logger) }
-        }
-    }
-
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
         defer { pendingFloor.forget() }
         return try await transaction { connection, logger in
             try await connection.rows(
                 "WITH replayed AS (\(EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs)) RETURNING 1) SELECT count(*) FROM replayed",
                 logger: logger
-            ) { row -> Int in try row.column() }.first ?? 0
-        }
-    }
-
-    public func pruneEvents(writtenBeforeMs: Int64) async throws -> Int {
-        try await transaction { connection, logger in
-            try await connection.rows(
-                "WITH pruned AS (\(EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs)) RETURNING 1) SELECT count(*) FROM pruned", logger: logger
             ) { row -> Int in try row.column() }.first ?? 0
         }
     }

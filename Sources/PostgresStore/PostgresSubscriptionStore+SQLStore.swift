@@ -9,6 +9,10 @@ extension PostgresSubscriptionStore: SQLStore {
     /// Every process is a worker sharing the database's work, by leases.
     public var sharedWorker: String? { worker }
 
+    public func execute(_ statement: SQLStatement) async throws {
+        try await read { connection, logger in try await connection.execute(statement, logger: logger) }
+    }
+
     public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout RowReader) throws -> T) async throws -> [T] {
         try await self.read { connection, logger in try await connection.rows(statement, logger: logger, read) }
     }

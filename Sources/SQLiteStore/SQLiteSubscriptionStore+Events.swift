@@ -30,26 +30,9 @@ extension SQLiteSubscriptionStore {
         }
     }
 
-    public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
-        guard !outcomes.isEmpty else { return }
-        try await writing { db in
-            if let delivered = EventDeliverySQL.settleDelivered(outcomes, endpoint: endpoint) { try db.execute(shared: delivered) }
-            for outcome in outcomes where outcome.result != .delivered {
-                try db.execute(shared: EventDeliverySQL.settle(outcome, endpoint: endpoint, owner: owner))
-            }
-        }
-    }
-
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
         try await writing { db in
             try db.execute(shared: EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs))
-            return db.changesCount
-        }
-    }
-
-    public func pruneEvents(writtenBeforeMs: Int64) async throws -> Int {
-        try await writing { db in
-            try db.execute(shared: EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs))
             return db.changesCount
         }
     }

@@ -6,6 +6,10 @@ import StatusPolling
 extension SQLiteSubscriptionStore: SQLStore {
     public var dialect: SQLDialect { .sqlite }
 
+    public func execute(_ statement: SQLStatement) async throws {
+        try await writing { db in try db.execute(shared: statement) }
+    }
+
     public func rows<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout SQLiteColumns) throws -> T) async throws -> [T] {
         try await reading { db in try db.fetchAll(shared: statement, read) }
     }

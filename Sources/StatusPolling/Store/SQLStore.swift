@@ -18,6 +18,10 @@ public protocol SQLStore: Sendable {
     /// nil when a run has the database to itself.
     var sharedWorker: String? { get }
 
+    /// Runs one statement that writes, as its own transaction (no BEGIN and COMMIT round trips
+    /// where the database does not need them).
+    func execute(_ statement: SQLStatement) async throws
+
     /// The rows of `statement`, read outside a transaction, each by `read`.
     func rows<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout Session.Columns) throws -> T) async throws -> [T]
 
@@ -48,6 +52,17 @@ extension SQLStore {
             var rows: [[T]] = []
             for statement in statements { rows.append(try await session.rows(statement, read)) }
             return rows
+        }
+    }
+
+    /// How many rows `statement` (an UPDATE or a DELETE) changed, in one transaction.
+    public func changes(_ statement: SQLStatement) async throws -> Int {
+        switch dialect {
+        case .sqlite:
+            // SQLite allows no write inside a WITH: the rows it returns, counted.
+            return try await commit(["\(statement) RETURNING 1"], rowsOfLast: { _ in () }).count
+        case .postgres:
+            return try await commit(["WITH changed AS (\(statement) RETURNING 1) SELECT count(*) FROM changed"], rowsOfLast: { row -> Int in try row.column() }).first ?? 0
         }
     }
 

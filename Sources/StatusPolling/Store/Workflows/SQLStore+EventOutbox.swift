@@ -1,7 +1,25 @@
-/// The event feed's reads — when the next delivery is due, the events as stored, the counts — on
-/// any ``SQLStore``. (The fan-out, take, settle, replay and prune are still each store's:
-/// `docs/design/STORE-SEAM.md`, step 9.)
+/// The event feed's settlements, its pruning and its reads — when the next delivery is due, the
+/// events as stored, the counts — on any ``SQLStore``. (The fan-out, take and replay are still
+/// each store's: `docs/design/STORE-SEAM.md`, step 9.)
 extension EventOutbox where Self: SQLStore {
+    public func settle(_ outcomes: [DeliveryOutcome], endpoint: String, owner: String) async throws {
+        let delivered = EventDeliverySQL.settleDelivered(outcomes, endpoint: endpoint)
+        let failures = outcomes.filter { $0.result != .delivered }.map { EventDeliverySQL.settle($0, endpoint: endpoint, owner: owner) }
+        guard !failures.isEmpty else {
+            // The successes alone: one statement, its own transaction.
+            if let delivered { try await execute(delivered) }
+            return
+        }
+        try await transaction { session in
+            if let delivered { try await session.execute(delivered) }
+            for failure in failures { try await session.execute(failure) }
+        }
+    }
+
+    public func pruneEvents(writtenBeforeMs: Int64) async throws -> Int {
+        try await changes(EventDeliverySQL.prune(writtenBeforeMs: writtenBeforeMs))
+    }
+
     public func nextDue(endpoint: String) async throws -> Int64? {
         try await firstRow(EventDeliverySQL.nextDue(endpoint)) { row -> Int64? in try row.column() } ?? nil
     }
