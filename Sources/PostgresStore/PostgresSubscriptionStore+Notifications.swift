@@ -3,12 +3,12 @@ import PostgresNIO
 import StatusPolling
 
 extension PostgresSubscriptionStore {
-    /// The batch in a handful of statements whatever its size, as ``BatchWrite`` writes a run's:
+    /// The batch in a handful of statements whatever its size, as ``PlanWriter`` writes a run's:
     /// every notification claimed by one insert (a receiver taking the same id at once waits on the
     /// claim, then finds it a duplicate), the rows owning their chains read and locked by one
-    /// select, the results written by ``BatchWrite`` in rounds in which a row appears once (a
+    /// select, the results written by ``PlanWriter`` in rounds in which a row appears once (a
     /// later notification of the same row is planned on what the earlier one wrote), every
-    /// outcome recorded by one update and the changes' outbound events added last (``OutboxWrite``);
+    /// outcome recorded by one update and the changes' outbound events added last (``OutboxSQL``);
     /// consumption requests are queued before the writes (``ConsumptionQueue``).
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
@@ -67,7 +67,7 @@ extension PostgresSubscriptionStore {
             // Consumption requests queued (and decisions recorded) with the rows as they stood,
             // before the notifications' confirmations clear a failure standing on them.
             for statement in consumption { try await connection.execute(statement, logger: logger) }
-            var outbox: [String] = []
+            var writer = PlanWriter(session: PostgresSession(connection: connection, logger: logger), dialect: .postgres, leases: true, releasing: nil)
             while !pending.isEmpty {
                 var round: [(index: Int, result: ResultBatch.Result)] = []
                 var inRound: Set<Int64> = []
@@ -79,8 +79,7 @@ extension PostgresSubscriptionStore {
                         later.append(entry)
                     }
                 }
-                let (plans, _, events) = try await BatchWrite(connection: connection, logger: logger, releasing: nil).write(round.map(\.result))
-                outbox += events
+                let (plans, _) = try await writer.write(round.map(\.result))
                 for (entry, plan) in zip(round, plans) {
                     outcomes[entry.index] = NotificationIngest.outcome(of: plan)
                     statusAgrees[entry.index] = plan.statusAgrees
@@ -105,7 +104,7 @@ extension PostgresSubscriptionStore {
                     WHERE n.notification_id = v.id
                     """, logger: logger)
             }
-            try await OutboxWrite.insert(outbox, connection: connection, logger: logger)
+            try await writer.writeOutbox()
             return outcomes.map { $0! }
         }
     }

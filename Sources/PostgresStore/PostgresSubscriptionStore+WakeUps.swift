@@ -3,7 +3,7 @@ import PostgresNIO
 import StatusPolling
 
 /// The deliverer's wake-ups on PostgreSQL: one connection of the pool `LISTEN`s on the outbox's
-/// channel (``OutboxWrite/channel``), which every transaction that wrote events notifies at its commit.
+/// channel (``OutboxSQL/channel``), which every transaction that wrote events notifies at its commit.
 extension PostgresSubscriptionStore {
     public var ringsOnNewEvents: Bool { true }
 
@@ -11,7 +11,7 @@ extension PostgresSubscriptionStore {
         while !Task.isCancelled {
             do {
                 try await connector.withConnection { connection in
-                    try await connection.listen(on: OutboxWrite.channel) { notifications in
+                    try await connection.listen(on: OutboxSQL.channel) { notifications in
                         bell.ring()
                         for try await _ in notifications { bell.ring() }
                     }

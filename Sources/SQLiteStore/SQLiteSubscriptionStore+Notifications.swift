@@ -35,7 +35,11 @@ extension SQLiteSubscriptionStore {
             switch ingest.effect(of: n, on: row, nowMs: nowMs) {
             case .settled(let settled): outcome = settled
             case .write(let result):
-                let plan = try applyResult(db, result)
+                let session = SQLiteSession(db: db)
+                let plan = try InlineExecutor.run {
+                    var writer = PlanWriter(session: session, dialect: .sqlite, leases: false, releasing: nil)
+                    return try await writer.write([result]).plans[0]
+                }
                 outcome = NotificationIngest.outcome(of: plan)
                 statusAgrees = plan.statusAgrees
             }

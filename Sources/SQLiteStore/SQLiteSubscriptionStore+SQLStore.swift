@@ -14,11 +14,20 @@ extension SQLiteSubscriptionStore: SQLStore {
         try await reading { db in try db.fetchAll(shared: statement, read) }
     }
 
-    /// `body` inside GRDB's write transaction, run to its end on the writer's thread.
+    /// `body` inside GRDB's write transaction, run to its end on the writer's thread. A row's own
+    /// trouble (a constraint, a value of the wrong type or size) comes out as it is, so a caller can
+    /// retry row by row, as on PostgreSQL; the database's, as the store's error.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (SQLiteSession) async throws -> T) async throws -> T {
-        try await writing { db in
-            let session = SQLiteSession(db: db)
-            return try InlineExecutor.run { try await body(session) }
+        do {
+            return try await pool.write { db in
+                let session = SQLiteSession(db: db)
+                return try InlineExecutor.run { try await body(session) }
+            }
+        } catch let error as DatabaseError where !Self.rowLevel.contains(error.resultCode) {
+            throw Self.storeError(error, path: path, writing: true)
         }
     }
+
+    /// The errors that are one row's, not the database's.
+    static let rowLevel: [ResultCode] = [.SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE]
 }

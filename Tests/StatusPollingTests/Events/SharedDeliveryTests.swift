@@ -107,8 +107,8 @@ struct SharedDeliveryTests {
     }
 
     @Test func theNotificationNamesTheIdsOrTheirRange() {
-        #expect(OutboxWrite.payload([7, 8, 9]) == "7,8,9")
+        #expect(OutboxSQL.payload([7, 8, 9]) == "7,8,9")
         let many = Array(Int64(1_000_000)..<1_002_000)
-        #expect(OutboxWrite.payload(many) == "1000000-1001999")
+        #expect(OutboxSQL.payload(many) == "1000000-1001999")
     }
 }

@@ -7,6 +7,19 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
     private var pieces: [String]
     /// The values, in the order of their placeholders.
     public private(set) var values: [SQLValue]
+    /// The whole text with SQLite's placeholders, when it was given so (``init(sqlite:_:)``).
+    private var sqliteText: String?
+
+    /// A statement run once per row by SQLite: its text with `?` placeholders, made once (a
+    /// static), and its values. Rendered for PostgreSQL, each `?` is numbered.
+    public init(sqlite text: String, _ values: [SQLValue]) {
+        var pieces = text.split(separator: "?", omittingEmptySubsequences: false).map(String.init)
+        precondition(pieces.count == values.count + 1, "\(values.count) values for \(pieces.count - 1) placeholders")
+        if pieces.isEmpty { pieces = [""] }
+        self.pieces = pieces
+        self.values = values
+        sqliteText = text
+    }
 
     public init(stringLiteral value: String) {
         pieces = [value]
@@ -18,8 +31,13 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
         values = stringInterpolation.values
     }
 
+    public static func == (a: SQLStatement, b: SQLStatement) -> Bool {
+        a.pieces == b.pieces && a.values == b.values
+    }
+
     /// The text with `dialect`'s placeholders.
     public func sql(_ dialect: SQLDialect) -> String {
+        if dialect == .sqlite, let sqliteText { return sqliteText }
         var sql = pieces[0]
         for (index, piece) in pieces.dropFirst().enumerated() {
             sql += dialect.placeholder(index + 1) + piece
@@ -69,9 +87,22 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
             bind(value.map { .integer(Int64($0)) } ?? .null)
         }
 
+        /// A value as it is.
+        public mutating func appendInterpolation(_ value: SQLValue) {
+            bind(value)
+        }
+
         /// A flag as 0 or 1.
         public mutating func appendInterpolation(_ value: Bool?) {
             bind(value.map { .integer($0 ? 1 : 0) } ?? .null)
+        }
+
+        /// Each of `values` bound, separated by commas: the inside of `IN (…)` (at least one value).
+        public mutating func appendInterpolation(list values: [String]) {
+            for (index, value) in values.enumerated() {
+                if index > 0 { appendLiteral(", ") }
+                bind(.text(value))
+            }
         }
 
         /// Each of `values` bound, separated by commas: the inside of `IN (…)` (at least one value).

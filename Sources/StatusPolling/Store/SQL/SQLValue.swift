@@ -6,3 +6,24 @@ public enum SQLValue: Sendable, Equatable {
     case integer(Int64)
     case text(String)
 }
+
+extension SQLValue {
+    /// Text, or NULL.
+    public init(_ value: String?) { self = value.map(SQLValue.text) ?? .null }
+
+    /// An integer, or NULL.
+    public init(_ value: Int64?) { self = value.map(SQLValue.integer) ?? .null }
+
+    /// An integer, or NULL.
+    public init(_ value: Int?) { self = value.map { .integer(Int64($0)) } ?? .null }
+
+    /// A contract value as both stores hold it: a flag as 0/1.
+    public init(_ value: ContractValue) {
+        switch value {
+        case .text(let text): self.init(text)
+        case .number(let number): self.init(number)
+        case .flag(let flag): self.init(flag.map { $0 ? 1 : 0 })
+        case .time(let ms): self.init(ms)
+        }
+    }
+}

@@ -1,0 +1,146 @@
+/// Writes a batch of results in the caller's transaction, on either dialect: the batch's rows read
+/// (and on PostgreSQL locked) at once, the chains they adopt looked up at once, then each result
+/// planned in order (``RowUpdatePlan``, the rules every writer shares) on the rows and the chains'
+/// owners as the batch leaves them, so an earlier result counts; a row's second result is planned
+/// on the row as its first left it (read again). SQLite writes each plan as it goes; PostgreSQL
+/// gathers them and writes each kind in one statement (``PlanWriteSQL``), its outbound events last,
+/// under the outbox's lock (``writeOutbox()``).
+package struct PlanWriter<Session: SQLSession> {
+    let session: Session
+    let dialect: SQLDialect
+    /// The table holds leases (shared work).
+    let leases: Bool
+    /// The run whose leases the rows it writes give up, in the same statement as their results.
+    let releasing: Int64?
+
+    private var verifiedRows: [String] = [], failureRows: [String] = [], audit: [PlanWriteSQL.AuditRow] = []
+    /// The outbound events of the batch's changes, as PostgreSQL inserts them last.
+    private var outbox: [String] = []
+
+    package init(session: Session, dialect: SQLDialect, leases: Bool, releasing: Int64?) {
+        self.session = session
+        self.dialect = dialect
+        self.leases = leases
+        self.releasing = releasing
+    }
+
+    /// Plans and writes `results`; their plans in order, and the ids whose results were written
+    /// (the others' leases belong to another run).
+    package mutating func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64]) {
+        guard !results.isEmpty else { return ([], []) }
+        var current = try await lockedRows(Array(Set(results.map(\.subscriptionID))).sorted())
+        var owners = try await owners(of: results, current: current)
+        var plans: [RowUpdatePlan] = [], written: [Int64] = [], planned: Set<Int64> = []
+        for result in results {
+            let id = result.subscriptionID
+            if !planned.insert(id).inserted {
+                try await flush()
+                current[id] = try await lockedRows([id])[id]
+            }
+            var locked = current[id]?.row
+            if case .verified(let update) = result { locked?.holdsReceiptSent = update.receiptSent.map { current[id]?.receipt == $0 } ?? true }
+            let plan = RowUpdatePlan(result, current: locked, ownerOf: { owners[$0] })
+            plans.append(plan)
+            if plan.isWritten { written.append(id) }
+            try await write(plan)
+            if case .verified(let state, _, _, _) = plan.columns {
+                // Later results of the batch see this row's chain as the transaction will.
+                if let released = current[id]?.row.state.originalTransactionID { owners[released] = nil }
+                if let chain = state.originalTransactionID { owners[chain] = id }
+            }
+            guard let userID = plan.userID else { continue }
+            for chain in plan.discovered {
+                let newID: Int64 = try await session.rows(PlanWriteSQL.enrollDiscovered(chain, userID: userID, plan: plan)) { try $0.column() }[0]
+                if let otid = chain.originalTransactionID { owners[otid] = newID }
+                try await record(.init(subscriptionID: newID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: chain)))
+            }
+        }
+        try await flush()
+        return (plans, written)
+    }
+
+    /// Adds the batch's outbound events (PostgreSQL; SQLite wrote each beside its audit row), as
+    /// the transaction's last statements: see ``OutboxSQL``.
+    package mutating func writeOutbox() async throws {
+        guard !outbox.isEmpty else { return }
+        try await session.execute(OutboxSQL.lock)
+        let ids = try await session.rows(OutboxSQL.insertSet(outbox)) { row -> Int64 in try row.column() }.sorted()
+        try await session.execute(OutboxSQL.notify(ids))
+        outbox = []
+    }
+
+    private func lockedRows(_ ids: [Int64]) async throws -> [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] {
+        var rows: [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] = [:]
+        for (id, row, receipt) in try await session.rows(PlanWriteSQL.lockedRows(dialect, ids: ids, leases: leases), { try PlanWriteSQL.locked(&$0) }) {
+            rows[id] = (row, receipt)
+        }
+        return rows
+    }
+
+    /// Which rows own the chains the batch's new chains may adopt, as the transaction sees them.
+    private func owners(
+        of results: [ResultBatch.Result], current: [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)]
+    ) async throws -> [String: Int64] {
+        let chains = results.flatMap { result -> [String] in
+            guard case .verified(let update) = result, let chain = update.state.originalTransactionID,
+                chain != current[update.subscriptionID]?.row.state.originalTransactionID
+            else { return [] }
+            return ([update.state] + update.otherChains).compactMap(\.originalTransactionID)
+        }
+        guard !chains.isEmpty else { return [:] }
+        let pairs = try await session.rows(PlanWriteSQL.owners(of: chains)) { row -> (String, Int64) in (try row.column(), try row.column()) }
+        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A plan's columns and audit rows: written now on SQLite, gathered on PostgreSQL.
+    private mutating func write(_ plan: RowUpdatePlan) async throws {
+        let id = plan.subscriptionID
+        switch (plan.columns, dialect) {
+        case (.untouched, _):
+            break
+        case (.failure(let failure), .sqlite):
+            try await session.execute(PlanWriteSQL.failure(id, failure, atMs: plan.atMs))
+        case (.failure(let failure), .postgres):
+            failureRows.append(PlanWriteSQL.failureJSON(id, failure, atMs: plan.atMs))
+        case (.verified(let state, let latestReceipt, let status, let appleStateAtMs), .sqlite):
+            try await session.execute(PlanWriteSQL.verified(
+                id, plan: plan, state: state, latestReceipt: latestReceipt, status: status, appleStateAtMs: appleStateAtMs))
+        case (.verified(let state, let latestReceipt, let status, let appleStateAtMs), .postgres):
+            verifiedRows.append(PlanWriteSQL.verifiedJSON(
+                id, plan: plan, state: state, latestReceipt: latestReceipt, status: status, appleStateAtMs: appleStateAtMs))
+        }
+        guard let userID = plan.userID else { return }
+        for event in plan.events { try await record(.init(subscriptionID: id, userID: userID, plan: plan, event: event)) }
+    }
+
+    /// An audit row and its outbound event (a contract change's): written now on SQLite, gathered on PostgreSQL.
+    private mutating func record(_ row: PlanWriteSQL.AuditRow) async throws {
+        guard dialect == .sqlite else { return audit.append(row) }
+        let auditID: Int64 = try await session.rows(PlanWriteSQL.audit(row)) { try $0.column() }[0]
+        if let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
+            try await session.execute(PlanWriteSQL.outbound(outbound))
+        }
+    }
+
+    /// What PostgreSQL gathered, one statement per kind: rows, failures, then the audit rows with
+    /// ids taken from the trail's sequence first, in order, so that each change's outbound event
+    /// names its audit row.
+    private mutating func flush() async throws {
+        if !verifiedRows.isEmpty { try await session.execute(PlanWriteSQL.verifiedSet(verifiedRows, releasing: releasing)) }
+        if !failureRows.isEmpty { try await session.execute(PlanWriteSQL.failureSet(failureRows, releasing: releasing)) }
+        if !audit.isEmpty {
+            let ids = try await session.rows(PlanWriteSQL.auditIDs(audit.count)) { row -> Int64 in try row.column() }.sorted()
+            var rows: [String] = []
+            for (auditID, row) in zip(ids, audit) {
+                rows.append(PlanWriteSQL.auditJSON(row, id: auditID))
+                if let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
+                    outbox.append(OutboxSQL.recordJSON(outbound))
+                }
+            }
+            try await session.execute(PlanWriteSQL.auditSet(rows))
+        }
+        verifiedRows = []
+        failureRows = []
+        audit = []
+    }
+}
