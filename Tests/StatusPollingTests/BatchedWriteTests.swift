@@ -43,6 +43,21 @@ import Testing
         }
     }
 
+    /// A row's second result in one batch is planned on the row as the first left it (PostgreSQL
+    /// once read the batch's rows once and wrote both failures as one, counting a single failure).
+    @Test(arguments: StoreKind.available) func aRowsSecondResultInABatchSeesTheFirst(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u", receipt: "R", verified("otid-1"))
+            let failures = ["slow", "slower", "slowest"].map {
+                ResultBatch.Result.failed(FailedVerification(subscriptionID: id, failure: .init(.timeout, $0), attemptedAtMs: t0))
+            }
+            _ = try await db.store.write(ResultBatch(failures))
+            #expect(try await db.rawRow(id)?["consecutive_failures"] == "3")
+            #expect(try await db.rawRow(id)?["last_error"] == "slowest")
+            #expect(try await db.store.subscription(id: id)?.state == verified("otid-1"))
+        }
+    }
+
     @Test(arguments: StoreKind.available) func oneBatchKeepsEveryCheckExactRowByRow(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let first = try await db.insert(userID: "first", receipt: "R-shared")
