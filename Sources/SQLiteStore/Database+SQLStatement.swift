@@ -8,9 +8,11 @@ extension Database {
         try cachedStatement(sql: statement.sql(.sqlite)).execute(arguments: StatementArguments(statement))
     }
 
-    /// Every row of `statement`, each read by `read` straight from the cursor.
+    /// Every row of `statement`, each read by `read` straight from the cursor. A text made once
+    /// (``SQLStatement/isFixedText``: a writer's per-row insert) is compiled once per connection.
     func fetchAll<T>(shared statement: SQLStatement, _ read: (inout SQLiteColumns) throws -> T) throws -> [T] {
-        let rows = try Row.fetchCursor(self, sql: statement.sql(.sqlite), arguments: StatementArguments(statement))
+        let compiled = statement.isFixedText ? try cachedStatement(sql: statement.sql(.sqlite)) : try makeStatement(sql: statement.sql(.sqlite))
+        let rows = try Row.fetchCursor(compiled, arguments: StatementArguments(statement))
         var result: [T] = []
         while let row = try rows.next() {
             var columns = SQLiteColumns(row)

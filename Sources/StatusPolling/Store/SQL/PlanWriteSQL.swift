@@ -18,6 +18,21 @@ enum PlanWriteSQL {
         """
     }
 
+    /// One row, as ``lockedRows(_:ids:leases:)`` reads it, for SQLite: a text made once, kept
+    /// compiled (a batch's list of ids is another text each time, compiled again).
+    static func lockedRow(_ id: Int64) -> SQLStatement {
+        SQLStatement(sqlite: lockedRowSQLite, [.integer(id)])
+    }
+
+    private static let lockedRowSQLite = """
+        SELECT id, user_id, latest_receipt, NULL, apple_state_at, transaction_signed_at, \(ContractColumn.list) FROM subscriptions WHERE id = ?
+        """
+
+    /// The row that owns one chain, read as (chain, id), for SQLite: as ``lockedRow(_:)``.
+    static func owner(of chain: String) -> SQLStatement {
+        SQLStatement(sqlite: "SELECT original_transaction_id, id FROM subscriptions WHERE original_transaction_id = ?", [.text(chain)])
+    }
+
     /// A row of ``lockedRows(_:ids:leases:)``: its id, the row as the planner takes it and its receipt.
     static func locked(_ row: inout some ColumnReader) throws -> (id: Int64, row: RowUpdatePlan.LockedRow, receipt: String) {
         let id: Int64 = try row.column(), userID: String = try row.column(), receipt: String = try row.column()

@@ -69,10 +69,13 @@ package struct PlanWriter<Session: SQLSession> {
         outbox = []
     }
 
+    /// The rows, PostgreSQL's in one statement (a round trip each cost more than the statement),
+    /// SQLite's one by one (each a statement kept compiled).
     private func lockedRows(_ ids: [Int64]) async throws -> [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] {
+        let statements = dialect == .sqlite ? ids.map(PlanWriteSQL.lockedRow) : [PlanWriteSQL.lockedRows(dialect, ids: ids, leases: leases)]
         var rows: [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] = [:]
-        for (id, row, receipt) in try await session.rows(PlanWriteSQL.lockedRows(dialect, ids: ids, leases: leases), { try PlanWriteSQL.locked(&$0) }) {
-            rows[id] = (row, receipt)
+        for statement in statements {
+            for (id, row, receipt) in try await session.rows(statement, { try PlanWriteSQL.locked(&$0) }) { rows[id] = (row, receipt) }
         }
         return rows
     }
@@ -88,8 +91,14 @@ package struct PlanWriter<Session: SQLSession> {
             return ([update.state] + update.otherChains).compactMap(\.originalTransactionID)
         }
         guard !chains.isEmpty else { return [:] }
-        let pairs = try await session.rows(PlanWriteSQL.owners(of: chains)) { row -> (String, Int64) in (try row.column(), try row.column()) }
-        return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        let statements = dialect == .sqlite ? Set(chains).map(PlanWriteSQL.owner) : [PlanWriteSQL.owners(of: chains)]
+        var owners: [String: Int64] = [:]
+        for statement in statements {
+            for (chain, id) in try await session.rows(statement, { row -> (String, Int64) in (try row.column(), try row.column()) }) where owners[chain] == nil {
+                owners[chain] = id
+            }
+        }
+        return owners
     }
 
     /// A plan's columns and audit rows: written now on SQLite, gathered on PostgreSQL.
