@@ -210,7 +210,7 @@ def main():
         c.close()
 
     def write_events_postgres():
-        # As the poller's writers do (OutboxWrite): the outbox's advisory lock (OutboxWrite.lockKey) to the commit, so ids
+        # As the poller's writers do (OutboxSQL): the outbox's advisory lock (OutboxSQL.lock) to the commit, so ids
         # follow commits, and a NOTIFY that PostgreSQL sends at the commit. psql echoes a line after
         # each COMMIT: the commit's time.
         psql = subprocess.Popen(shlex.split(a.psql) + ["-o", "/dev/null"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)

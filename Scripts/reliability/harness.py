@@ -19,7 +19,7 @@ import urllib.parse
 SHARED_SECRET = "simulator-shared-secret"  # the simulator's default; given to the poller through the environment only
 BUNDLE_ID = "com.example.premium"          # the simulator's default bundle id
 
-# The contract columns, in the schema's order (ContractColumn / StateColumns).
+# The contract columns, in the schema's order (ContractColumn).
 CONTRACT_COLUMNS = (
     "original_transaction_id", "product_id", "environment", "expires_at", "grace_period_expires_at",
     "is_in_billing_retry", "auto_renew_status", "auto_renew_product_id", "expiration_intent", "cancelled_at",

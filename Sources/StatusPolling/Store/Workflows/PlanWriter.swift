@@ -1,5 +1,6 @@
-/// Writes a batch of results in the caller's transaction, on either dialect: the batch's rows read
-/// (and on PostgreSQL locked) at once, the chains they adopt looked up at once, then each result
+/// Writes a batch of results in the caller's transaction, on either dialect: the batch's rows and
+/// the owners of the chains they adopt read first (PostgreSQL's in one statement each, the rows
+/// locked; SQLite's a compiled statement per key), then each result
 /// planned in order (``RowUpdatePlan``, the rules every writer shares) on the rows and the chains'
 /// owners as the batch leaves them, so an earlier result counts; a row's second result is planned
 /// on the row as its first left it (read again). SQLite writes each plan as it goes; PostgreSQL
