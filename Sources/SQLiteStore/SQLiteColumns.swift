@@ -13,8 +13,7 @@ public struct SQLiteColumns: ColumnReader {
     init(_ row: Row) { self.row = row }
 
     public mutating func text() -> String? {
-        let value: DatabaseValue = row[index]
-        index += 1
+        let value = next()
         switch value.storage {
         case .string(let text): return text
         case .null: return nil
@@ -23,12 +22,16 @@ public struct SQLiteColumns: ColumnReader {
     }
 
     public mutating func integer() -> Int64? {
-        let value: DatabaseValue = row[index]
-        index += 1
+        let value = next()
         switch value.storage {
         case .int64(let integer): return integer
         case .null: return nil
         default: return Int64.fromDatabaseValue(value)
         }
+    }
+
+    private mutating func next() -> DatabaseValue {
+        defer { index += 1 }
+        return row[index]
     }
 }

@@ -157,15 +157,14 @@ public enum EventDeliverySQL {
     /// each delivery delivered at its own instant with its own status, whoever holds the lease;
     /// nil when there is none. The failures go one by one (``settle(_:endpoint:owner:)``).
     public static func settleDelivered(_ outcomes: [DeliveryOutcome], endpoint: String) -> SQLStatement? {
-        var rows: SQLStatement = ""
-        for outcome in outcomes where outcome.result == .delivered {
-            rows = "\(rows)\(unescaped: rows == "" ? "" : ", ")(\(outcome.outboxID), \(outcome.atMs), \(outcome.status))"
+        let rows = outcomes.filter { $0.result == .delivered }.map { outcome -> SQLStatement in
+            "(\(outcome.outboxID), \(outcome.atMs), \(outcome.status))"
         }
-        guard rows != "" else { return nil }
+        guard !rows.isEmpty else { return nil }
         return """
             UPDATE event_deliveries SET state = 'delivered', delivered_at = v.at, attempts = attempts + 1, last_status = v.status,
                 last_error = NULL, lease_owner = NULL, lease_expires_at = NULL
-            FROM (SELECT column1 AS event, column2 AS at, column3 AS status FROM (VALUES \(rows)) AS x) AS v
+            FROM (SELECT column1 AS event, column2 AS at, column3 AS status FROM (VALUES \(joined: rows)) AS x) AS v
             WHERE event_deliveries.endpoint = \(endpoint) AND event_deliveries.event = v.event AND event_deliveries.state = 'pending'
             """
     }

@@ -118,15 +118,13 @@ enum PlanWriteSQL {
     /// Another subscription of a new row's receipt that no row owns: enrolled as a verified row
     /// of the same user, so the web service and `show` see it; its id.
     static func enrollDiscovered(_ state: SubscriptionState, userID: String, plan: RowUpdatePlan) -> SQLStatement {
-        var values: SQLStatement = ""
-        for (index, column) in ContractColumn.allCases.enumerated() {
-            let value = SQLValue(column.value(in: state))
-            values = "\(values)\(unescaped: index == 0 ? "" : ", ")CAST(\(value) AS \(unescaped: column.kind.postgresType))"
+        let values = ContractColumn.allCases.map { column -> SQLStatement in
+            "CAST(\(SQLValue(column.value(in: state))) AS \(unescaped: column.kind.postgresType))"
         }
         return """
             INSERT INTO subscriptions (user_id, latest_receipt, \(unescaped: ContractColumn.list),
                 transaction_signed_at, apple_state_at, last_attempt_at, last_verified_at, last_apple_status, last_status_backend)
-            VALUES (\(userID), \(plan.discoveredReceipt), \(values), \(plan.appleStateAtMs), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
+            VALUES (\(userID), \(plan.discoveredReceipt), \(joined: values), \(plan.appleStateAtMs), \(plan.appleStateAtMs), \(plan.atMs), \(plan.atMs),
                 CAST(\(plan.upstreamStatus?.code) AS integer), \(plan.upstreamStatus?.backend.rawValue))
             RETURNING id
             """
@@ -208,7 +206,7 @@ enum PlanWriteSQL {
             UPDATE work_targets SET done = true
             WHERE work_id = (SELECT work_id FROM poll_runs WHERE id = \(runID)) AND subscription_id IN (\(list: written)) AND NOT done
             """,
-            "UPDATE subscriptions SET lease_owner = NULL, lease_run = NULL, lease_expires_at = NULL WHERE id IN (\(list: written)) AND lease_run = \(runID)",
+            WorkSharingSQL.releaseLeases(of: runID, ids: written),
         ]
     }
 

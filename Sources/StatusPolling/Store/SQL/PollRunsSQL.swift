@@ -46,10 +46,8 @@ public enum PollRunsSQL {
         case .userIDs(let users):
             // In chunks, well under SQLite's limit on bound values; a user named twice is one target.
             for start in stride(from: 0, to: users.count, by: 500) {
-                let chunk = users[start..<min(start + 500, users.count)]
-                var list: SQLStatement = ""
-                for (index, user) in chunk.enumerated() { list = "\(list)\(unescaped: index == 0 ? "" : ", ")\(user)" }
-                statements.append("\(into) WHERE user_id IN (\(list)) ON CONFLICT DO NOTHING")
+                let chunk = Array(users[start..<min(start + 500, users.count)])
+                statements.append("\(into) WHERE user_id IN (\(list: chunk)) ON CONFLICT DO NOTHING")
             }
         }
         let table = shared ? "work_targets WHERE work_id" : "backfill_targets WHERE run_id"

@@ -123,6 +123,15 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
             }
         }
 
+        /// `parts`' texts and values in place, `separator` between them: a list of rows or values
+        /// built in one pass (each appended by interpolating the statement so far copied it again).
+        public mutating func appendInterpolation(joined parts: [SQLStatement], separator: String = ", ") {
+            for (index, part) in parts.enumerated() {
+                if index > 0 { appendLiteral(separator) }
+                appendInterpolation(part)
+            }
+        }
+
         /// Another statement's text and values, in place.
         public mutating func appendInterpolation(_ statement: SQLStatement) {
             let pieces = statement.textPieces

@@ -32,11 +32,8 @@ public enum SubscriptionRowSQL {
     /// Subscribers as the web service inserts them, nothing verified; their ids, one row each. Ids
     /// come from the table's sequence in the order of the values, so sorted they follow the input.
     public static func enroll(_ subscribers: ArraySlice<(userID: String, receipt: String)>) -> SQLStatement {
-        var statement: SQLStatement = "INSERT INTO subscriptions (user_id, latest_receipt) VALUES "
-        for (index, subscriber) in subscribers.enumerated() {
-            statement = "\(statement)\(unescaped: index == 0 ? "" : ", ")(\(subscriber.userID), \(subscriber.receipt))"
-        }
-        return "\(statement) RETURNING id"
+        let rows = subscribers.map { subscriber -> SQLStatement in "(\(subscriber.userID), \(subscriber.receipt))" }
+        return "INSERT INTO subscriptions (user_id, latest_receipt) VALUES \(joined: rows) RETURNING id"
     }
 
     /// How many subscribers one ``enroll(_:)`` inserts: two values each, well under SQLite's limit

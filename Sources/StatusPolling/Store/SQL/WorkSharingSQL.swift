@@ -101,9 +101,10 @@ public enum WorkSharingSQL {
         "now() + make_interval(secs => \(Double(ms) / 1000))"
     }
 
-    /// Releases the leases run `runID` still holds (rows it leased but did not start, after a
-    /// stop), so other workers take them at once.
-    public static func releaseLeases(of runID: Int64) -> SQLStatement {
-        "UPDATE subscriptions SET lease_owner = NULL, lease_run = NULL, lease_expires_at = NULL WHERE lease_run = \(runID)"
+    /// Releases the leases run `runID` still holds — all of them (rows it leased but did not
+    /// start, after a stop), or those of `ids` — so other workers take them at once.
+    public static func releaseLeases(of runID: Int64, ids: [Int64]? = nil) -> SQLStatement {
+        let only: SQLStatement = ids.map { " AND id IN (\(list: $0))" } ?? ""
+        return "UPDATE subscriptions SET lease_owner = NULL, lease_run = NULL, lease_expires_at = NULL WHERE lease_run = \(runID)\(only)"
     }
 }
