@@ -30,13 +30,10 @@ extension PostgresSubscriptionStore {
         return taken.map(\.delivery)
     }
 
+    /// The library's replay, and the take's walks start from the beginning again: earlier
+    /// deliveries are pending again.
     public func replay(_ selection: ReplaySelection, endpoint: String?, nowMs: Int64) async throws -> Int {
         defer { pendingFloor.forget() }
-        return try await transaction { connection, logger in
-            try await connection.rows(
-                "WITH replayed AS (\(EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs)) RETURNING 1) SELECT count(*) FROM replayed",
-                logger: logger
-            ) { row -> Int in try row.column() }.first ?? 0
-        }
+        return try await changes(EventDeliverySQL.replay(selection, endpoint: endpoint, nowMs: nowMs))
     }
 }

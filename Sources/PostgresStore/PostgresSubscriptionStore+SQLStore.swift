@@ -7,7 +7,7 @@ extension PostgresSubscriptionStore: SQLStore {
     public var dialect: SQLDialect { .postgres }
 
     /// Every process is a worker sharing the database's work, by leases.
-    public var sharedWorker: String? { worker }
+    public var workShare: WorkShare? { share }
 
     public func execute(_ statement: SQLStatement) async throws {
         try await read { connection, logger in try await connection.execute(statement, logger: logger) }

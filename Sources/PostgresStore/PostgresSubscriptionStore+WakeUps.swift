@@ -5,8 +5,6 @@ import StatusPolling
 /// The deliverer's wake-ups on PostgreSQL: one connection of the pool `LISTEN`s on the outbox's
 /// channel (``OutboxSQL/channel``), which every transaction that wrote events notifies at its commit.
 extension PostgresSubscriptionStore {
-    public var ringsOnNewEvents: Bool { true }
-
     public func ringOnNewEvents(_ bell: Doorbell) async throws {
         while !Task.isCancelled {
             do {

@@ -7,9 +7,8 @@ import StatusPolling
 /// `entitlements` while runs write (MVCC); several workers share the work through leases.
 public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
     let connector: PostgresConnector
-    /// This process's worker name: the owner written on the rows it leases.
-    public let worker: String
-    public let leaseDuration: Duration
+    /// This process's worker name (the owner written on the rows it leases) and its leases' length.
+    let share: WorkShare
     /// When the event deliverer refreshes the deliveries' statistics.
     let deliveryStatistics = DeliveryStatistics()
     /// Where the event deliverer's takes start their walk.
@@ -19,8 +18,7 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
 
     init(connector: PostgresConnector, worker: String, leaseDuration: Duration) {
         self.connector = connector
-        self.worker = worker
-        self.leaseDuration = leaseDuration
+        share = WorkShare(worker: worker, leaseDuration: leaseDuration)
     }
 
     /// Runs statements outside a transaction: reads, and writes of one statement (its own transaction).

@@ -20,12 +20,4 @@ extension Database {
         }
         return result
     }
-
-    /// The first row of `statement`, read by `read`; nil when there is none. Compiled once per
-    /// connection: for the lookups a receiver runs per notification.
-    func fetchOne<T>(shared statement: SQLStatement, _ read: (inout SQLiteColumns) throws -> T) throws -> T? {
-        guard let row = try Row.fetchOne(cachedStatement(sql: statement.sql(.sqlite)), arguments: StatementArguments(statement)) else { return nil }
-        var columns = SQLiteColumns(row)
-        return try read(&columns)
-    }
 }

@@ -30,4 +30,22 @@ extension SQLiteSubscriptionStore: SQLStore {
 
     /// The errors that are one row's, not the database's.
     static let rowLevel: [ResultCode] = [.SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_TOOBIG, .SQLITE_RANGE]
+
+    /// A read, SQLite's errors as the store's.
+    func reading<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path)
+        }
+    }
+
+    /// A write, SQLite's errors as the store's.
+    func writing<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as DatabaseError {
+            throw Self.storeError(error, path: path, writing: true)
+        }
+    }
 }

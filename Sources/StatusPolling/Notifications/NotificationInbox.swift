@@ -6,7 +6,9 @@ public protocol NotificationInbox: Sendable {
     /// its chain — or, when none does, to the row without a chain whose `app_account_token` is the
     /// notification's — in order, all in one transaction. A notification recorded before is a
     /// `duplicate` and changes nothing, unless it was `unmatched`: that one is tried again.
-    /// Returns each one's outcome, in order. Throws ``StoreError`` when nothing could be written.
+    /// Returns each one's outcome, in order. Throws ``StoreError`` when the database could not be
+    /// written; a notification's own error (a constraint, a value a column cannot hold) comes out as
+    /// the database gave it, for the caller to receive each notification alone.
     func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome]
 
     /// Unmatched notifications that a row now links by its `app_account_token` (the web service

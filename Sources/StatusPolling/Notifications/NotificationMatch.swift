@@ -42,4 +42,28 @@ public enum NotificationMatch: Sendable, Hashable {
     public static func outcomeWithoutRow(_ notification: ReceivedNotification) -> NotificationOutcome {
         notification.answer == nil ? .ignored : .unmatched
     }
+
+    /// `notifications` cut into runs, in order, such that none's match, effect or refund request
+    /// depends on what an earlier one of its run writes — so a run's rows can be read at once and
+    /// its results written together, with the effect of receiving them one by one. A run ends
+    /// before a notification naming a chain or an `appAccountToken` that an earlier one of the run
+    /// names (its own, or one its answer holds: an earlier write may adopt it, move it or enrol it
+    /// as discovered), and before a refund request (which reads the row's failures and counts the
+    /// customer's refunds as the writes before it left them). Distinct chains make one run.
+    public static func rounds(_ notifications: [ReceivedNotification]) -> [Range<Int>] {
+        var rounds: [Range<Int>] = [], start = 0, named: Set<String> = []
+        for (position, n) in notifications.enumerated() {
+            var names = Set((n.answer?.transactions ?? []).compactMap(\.originalTransactionID).map { "chain " + $0 })
+            if let chain = n.originalTransactionID { names.insert("chain " + chain) }
+            if let token = n.appAccountToken { names.insert("token " + token) }
+            if position > start, n.type == "CONSUMPTION_REQUEST" || !named.isDisjoint(with: names) {
+                rounds.append(start..<position)
+                start = position
+                named = []
+            }
+            named.formUnion(names)
+        }
+        if start < notifications.count { rounds.append(start..<notifications.count) }
+        return rounds
+    }
 }

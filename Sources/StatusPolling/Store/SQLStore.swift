@@ -14,9 +14,9 @@ public protocol SQLStore: Sendable {
     /// The placeholders and forms the store's SQL takes.
     var dialect: SQLDialect { get }
 
-    /// This process's name among the workers that share the store's work (leases, work targets);
-    /// nil when a run has the database to itself.
-    var sharedWorker: String? { get }
+    /// This process's part in the store's work when several workers share it (leases, work
+    /// targets); nil when a run has the database to itself.
+    var workShare: WorkShare? { get }
 
     /// Runs one statement that writes, as its own transaction (no BEGIN and COMMIT round trips
     /// where the database does not need them).
@@ -43,7 +43,7 @@ public protocol SQLSession: Sendable {
 }
 
 extension SQLStore {
-    public var sharedWorker: String? { nil }
+    public var workShare: WorkShare? { nil }
 
     /// `statements` in one transaction, in order; the rows of each (none for a statement without
     /// `RETURNING`), each read by `read`.

@@ -266,4 +266,24 @@ import Testing
             #expect(queued.priorRefunds == 1)
         }
     }
+
+    /// A refund and, delivered after it in one batch, Apple's earlier request about the same
+    /// purchase: the request is queued as if received after the refund was applied — the refund
+    /// counted, the period cut short — on both stores (PostgreSQL once queued every request of a
+    /// batch before writing any of its notifications).
+    @Test(arguments: StoreKind.available) func aRequestAfterARefundInOneBatchSeesTheRefund(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (_, chain, transaction) = try await f.paidChain()
+            var refund = f.request(id: "refund-1", chain: chain, transaction: transaction, signedAtMs: f.clock.ms - 60_000)
+            refund.type = "REFUND"
+            refund.answer?.transactions[0].revocationDateMs = f.clock.ms - 60_000
+            refund.answer?.subscriptionStatus = .revoked
+            let request = f.request(id: "cr-11", chain: chain, transaction: transaction, signedAtMs: f.clock.ms - 120_000)
+            let outcomes = try await f.db.store.receive([refund, request], ingest: NotificationIngest(bundleID: f.support.bundleID), nowMs: f.clock.ms)
+            #expect(outcomes == [.applied, .stale])
+            let queued = try await f.recorded("cr-11")
+            #expect(queued.priorRefunds == 1)
+            #expect(queued.deliveryStatus == .undeliveredOther)
+        }
+    }
 }

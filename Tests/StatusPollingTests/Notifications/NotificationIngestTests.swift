@@ -146,6 +146,41 @@ import Testing
         }
     }
 
+    /// A notification the database refuses for its own sake (here a trigger's constraint) fails
+    /// its batch with the database's error, not a store-wide one, and writes nothing, on both
+    /// stores: the receiver then writes each of the batch alone, so one cannot hold back the rest
+    /// (SQLite once reported it as the store being unwritable).
+    @Test(arguments: StoreKind.available) func aNotificationsOwnErrorFailsItsBatchAsItsOwn(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let pki = try TestPKI()
+            let id = try await db.insert(userID: "u", receipt: "R", Self.monthly)
+            let store = try #require(db.store as? any SQLStore)
+            switch kind {
+            case .sqlite:
+                try await store.execute("""
+                    CREATE TRIGGER refuse BEFORE INSERT ON app_store_notifications WHEN NEW.notification_id = 'n-refused'
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END
+                    """)
+            case .postgres:
+                try await store.execute("""
+                    CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+                        IF NEW.notification_id = 'n-refused' THEN RAISE EXCEPTION 'refused' USING ERRCODE = 'check_violation'; END IF;
+                        RETURN NEW; END $$
+                    """)
+                try await store.execute("CREATE TRIGGER refuse BEFORE INSERT ON app_store_notifications FOR EACH ROW EXECUTE FUNCTION refuse()")
+            }
+            let renewed = try await Self.received(pki, uuid: "n-good", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let refused = try await Self.received(pki, uuid: "n-refused", signedAt: Kit.signedDate, expires: 1_791_600_000_000)
+            let error = await #expect(throws: (any Error).self) {
+                try await db.store.receive([renewed, refused], ingest: Self.ingest, nowMs: Kit.signedDate + 1)
+            }
+            #expect(error.map { !($0 is StoreError) } == true)
+            #expect(try await db.store.subscription(id: id)?.state == Self.monthly)
+            #expect(try await db.store.notifications(NotificationQuery()) == [])
+            #expect(try await db.store.receive([renewed], ingest: Self.ingest, nowMs: Kit.signedDate + 2) == [.applied])
+        }
+    }
+
     @Test(arguments: StoreKind.available) func aSandboxNotificationNeverChangesAProductionRow(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             let pki = try TestPKI()

@@ -7,7 +7,7 @@
 /// two dialects' planners need different help, so each has its own text; the plan tests hold them.
 public enum DueSelectionSQL {
     /// The ids of `selection`, in `id` order, each with 0/1 for fresh. `shared`: a backfill's
-    /// targets are its work's, leased by the workers that share it (``SQLStore/sharedWorker``).
+    /// targets are its work's, leased by the workers that share it (``SQLStore/workShare``).
     public static func select(_ dialect: SQLDialect, _ selection: RowSelection, nowMs: Int64, after cursor: Int64, shared: Bool) -> SQLStatement {
         switch (selection, dialect) {
         case (.nightly(let windows), .sqlite):

@@ -16,11 +16,13 @@ public enum EventDeliverySQL {
     /// so every event up to it is visible once it is.
     public static let latestEvent: SQLStatement = "SELECT max(id) FROM outbound_events"
 
+    /// A row for each delivery added.
     public static func addDeliveries(_ endpoint: String, after: Int64, through: Int64, dueAtMs: Int64) -> SQLStatement {
         """
         INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at)
         SELECT \(endpoint), id, user_id, \(dueAtMs) FROM outbound_events WHERE id > \(after) AND id <= \(through)
         ON CONFLICT (endpoint, event) DO NOTHING
+        RETURNING 1
         """
     }
 

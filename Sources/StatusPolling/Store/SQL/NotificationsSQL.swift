@@ -1,31 +1,63 @@
 /// The SQL of `app_store_notifications` and `notification_history_checkpoints` that both stores
-/// run as written, with the mapping of its rows beside it. PostgreSQL claims and settles a whole
-/// batch in one statement each (`jsonb_to_recordset`), from the same columns and values as the
-/// one-row statements here.
+/// run as written, with the mapping of its rows beside it. A batch's claims and settlements are
+/// one statement on PostgreSQL (`jsonb_to_recordset`: one value bound, whatever the batch's size)
+/// and rows of values or a compiled statement per notification on SQLite, from the same columns.
 public enum NotificationsSQL {
     /// The columns a claim inserts, in the order of ``claim(_:)``'s values.
-    public static let claimColumns = """
+    private static let claimColumns = """
         notification_id, version, type, subtype, signed_at, apple_state_at, original_transaction_id, app_account_token,
         environment, source, received_at, outcome
         """
 
     /// A claim of an id recorded before: taken again only while it is unmatched (a later delivery,
     /// or a row enrolled since, may place it); otherwise the insert changes nothing, a duplicate.
-    public static let claimConflict = """
+    private static let claimConflict = """
         ON CONFLICT (notification_id) DO UPDATE SET source = excluded.source, received_at = excluded.received_at
             WHERE app_store_notifications.outcome = 'unmatched'
         """
 
-    /// Records `n` as `unmatched` (its outcome follows in the same transaction); changes no row
-    /// when it is a duplicate.
-    public static func claim(_ n: ReceivedNotification) -> SQLStatement {
-        """
-        INSERT INTO app_store_notifications (\(unescaped: claimColumns))
-        VALUES (\(n.id), \(n.version), \(n.type), \(n.subtype), \(n.signedAtMs), \(n.appleStateAtMs), \(n.originalTransactionID),
-            \(n.appAccountToken), \(n.environment?.rawValue), \(n.source.rawValue), \(n.receivedAtMs), 'unmatched')
-        \(unescaped: claimConflict)
-        """
+    /// Records `notifications` as `unmatched` (their outcomes follow in the same transaction); each
+    /// statement returns the ids it claimed — a duplicate's is not among them.
+    static func claim(_ dialect: SQLDialect, _ notifications: [ReceivedNotification]) -> [SQLStatement] {
+        guard !notifications.isEmpty else { return [] }
+        switch dialect {
+        case .sqlite:
+            // Within SQLite's bound-value limit (32,766): 12 values a row.
+            return stride(from: 0, to: notifications.count, by: claimChunk).map { start in
+                let rows = notifications[start..<min(start + claimChunk, notifications.count)].map { n -> SQLStatement in
+                    """
+                    (\(n.id), \(n.version), \(n.type), \(n.subtype), \(n.signedAtMs), \(n.appleStateAtMs), \(n.originalTransactionID),
+                        \(n.appAccountToken), \(n.environment?.rawValue), \(n.source.rawValue), \(n.receivedAtMs), 'unmatched')
+                    """
+                }
+                return """
+                    INSERT INTO app_store_notifications (\(unescaped: claimColumns)) VALUES \(joined: rows)
+                    \(unescaped: claimConflict) RETURNING notification_id
+                    """
+            }
+        case .postgres:
+            let json = notifications.map { n in
+                """
+                {"id":\(JSONText.quoted(n.id)),"version":\(n.version),"type":\(JSONText.quoted(n.type)),"subtype":\(JSONText.quoted(n.subtype)),\
+                "signed_at":\(JSONText.number(n.signedAtMs)),"apple_state_at":\(n.appleStateAtMs),"chain":\(JSONText.quoted(n.originalTransactionID)),\
+                "token":\(JSONText.quoted(n.appAccountToken)),"environment":\(JSONText.quoted(n.environment?.rawValue)),\
+                "source":\(JSONText.quoted(n.source.rawValue)),"received_at":\(n.receivedAtMs)}
+                """
+            }
+            return ["""
+                INSERT INTO app_store_notifications (\(unescaped: claimColumns))
+                SELECT v.id, v.version, v.type, v.subtype, v.signed_at, v.apple_state_at, v.chain, v.token, v.environment, v.source, v.received_at, 'unmatched'
+                FROM jsonb_to_recordset(\("[" + json.joined(separator: ",") + "]")::jsonb) AS v(
+                    id text, version integer, type text, subtype text, signed_at bigint, apple_state_at bigint, chain text, token text,
+                    environment text, source text, received_at bigint)
+                \(unescaped: claimConflict)
+                RETURNING notification_id
+                """]
+        }
     }
+
+    /// Notifications a SQLite claim inserts in one statement.
+    static let claimChunk = 500
 
     /// What a claimed notification came to, as its row records it.
     public struct Settlement: Sendable, Equatable {
@@ -47,22 +79,51 @@ public enum NotificationsSQL {
         }
     }
 
-    /// Records `s` on the notification's claimed row.
-    public static func settle(_ s: Settlement) -> SQLStatement {
+    /// Records `settlements` on the notifications' claimed rows.
+    static func settle(_ dialect: SQLDialect, _ settlements: [Settlement]) -> [SQLStatement] {
+        guard !settlements.isEmpty else { return [] }
+        switch dialect {
+        case .sqlite:
+            return settlements.map { s in
+                """
+                UPDATE app_store_notifications SET outcome = \(s.outcome.rawValue), subscription_id = \(s.subscriptionID),
+                    signed_payload = \(s.signedPayload), apple_status = \(s.appleStatus), status_agrees = \(s.statusAgrees)
+                WHERE notification_id = \(s.id)
+                """
+            }
+        case .postgres:
+            let json = settlements.map { s in
+                """
+                {"id":\(JSONText.quoted(s.id)),"outcome":\(JSONText.quoted(s.outcome.rawValue)),"subscription_id":\(JSONText.number(s.subscriptionID)),\
+                "signed_payload":\(JSONText.quoted(s.signedPayload)),"apple_status":\(JSONText.number(s.appleStatus)),\
+                "status_agrees":\(JSONText.bool(s.statusAgrees))}
+                """
+            }
+            return ["""
+                UPDATE app_store_notifications AS n SET outcome = v.outcome, subscription_id = v.subscription_id, signed_payload = v.signed_payload,
+                    apple_status = v.apple_status, status_agrees = v.status_agrees::int
+                FROM jsonb_to_recordset(\("[" + json.joined(separator: ",") + "]")::jsonb)
+                    AS v(id text, outcome text, subscription_id bigint, signed_payload text, apple_status integer, status_agrees boolean)
+                WHERE n.notification_id = v.id
+                """]
+        }
+    }
+
+    /// The rows owning `chains` (``NotificationMatch/chain(_:)``), read by ``SubscriptionRowSQL/row(_:)``;
+    /// PostgreSQL's locked, in `id` order (a SQLite write transaction holds the whole database).
+    static func owners(of chains: [String], _ dialect: SQLDialect) -> SQLStatement {
         """
-        UPDATE app_store_notifications SET outcome = \(s.outcome.rawValue), subscription_id = \(s.subscriptionID),
-            signed_payload = \(s.signedPayload), apple_status = \(s.appleStatus), status_agrees = \(s.statusAgrees)
-        WHERE notification_id = \(s.id)
+        SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id IN (\(list: chains))
+        ORDER BY id\(unescaped: dialect == .postgres ? " FOR UPDATE" : "")
         """
     }
 
     /// The first row without a chain whose `app_account_token` is `token` (``NotificationMatch/token(_:)``),
-    /// its `columns` as the store reads a row; `lock`: PostgreSQL's `FOR UPDATE` (a SQLite write
-    /// transaction holds the whole database).
-    public static func adoptable(token: String, columns: String, lock: Bool) -> SQLStatement {
+    /// read by ``SubscriptionRowSQL/row(_:)``; PostgreSQL's locked.
+    static func adoptable(token: String, _ dialect: SQLDialect) -> SQLStatement {
         """
-        SELECT \(unescaped: columns) FROM subscriptions
-        WHERE app_account_token = \(token) AND original_transaction_id IS NULL ORDER BY id LIMIT 1\(unescaped: lock ? " FOR UPDATE" : "")
+        SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions
+        WHERE app_account_token = \(token) AND original_transaction_id IS NULL ORDER BY id LIMIT 1\(unescaped: dialect == .postgres ? " FOR UPDATE" : "")
         """
     }
 

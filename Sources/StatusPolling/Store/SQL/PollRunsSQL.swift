@@ -32,7 +32,7 @@ public enum PollRunsSQL {
 
     /// The statements that fix the target rows of backfill `runID`, then the run's count of them,
     /// read as one integer by the last. `shared`: the work is the run's own, leased by the workers
-    /// who share it (``SQLStore/sharedWorker``).
+    /// who share it (``SQLStore/workShare``).
     public static func fixTargets(_ targets: BackfillTargets, runID: Int64, shared: Bool) -> [SQLStatement] {
         let into: SQLStatement = shared
             ? "INSERT INTO work_targets (work_id, subscription_id) SELECT \(runID), id FROM subscriptions"

@@ -1,4 +1,4 @@
-/// The SQL of work shared by several workers (``SQLStore/sharedWorker``; PostgreSQL's): the
+/// The SQL of work shared by several workers (``SQLStore/workShare``; PostgreSQL's): the
 /// nights and backfills they share, the leases on rows, and how many are left.
 public enum WorkSharingSQL {
     /// How many times a row of a night or a backfill is leased at most: enough for two workers

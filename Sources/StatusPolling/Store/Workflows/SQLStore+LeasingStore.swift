@@ -1,8 +1,10 @@
-/// Work shared by several workers, on any ``SQLStore`` that shares it (``SQLStore/sharedWorker``):
+/// Work shared by several workers, on any ``SQLStore`` that shares it (``SQLStore/workShare``):
 /// nights opened once between them, rows taken by lease.
 extension LeasingStore where Self: SQLStore {
     /// Workers share the work: a run leases its rows.
-    public var rowSharing: RowSharing { sharedWorker == nil ? .listed : .leased(self) }
+    public var rowSharing: RowSharing { workShare == nil ? .listed : .leased(self) }
+
+    public var leaseDuration: Duration { workShare?.leaseDuration ?? .zero }
 
     /// A nightly run joins the latest night that started within ``WorkSharingSQL/nightSpan`` of
     /// its clock and has rows not done; otherwise it opens a night with the rows due at `nowMs`.
@@ -36,7 +38,7 @@ extension LeasingStore where Self: SQLStore {
     }
 
     private func lease(runID: Int64, limit: Int, from after: Int64) async throws -> [SubscriptionRow] {
-        guard let worker = sharedWorker else { return [] }
+        guard let worker = workShare?.worker else { return [] }
         let lease = WorkSharingSQL.lease(runID: runID, worker: worker, limit: limit, after: after, leaseMs: leaseDuration.milliseconds)
         return try await transaction { session in
             for setting in WorkSharingSQL.leasePlanSettings { try await session.execute(setting) }

@@ -1,6 +1,15 @@
-/// The notification inbox's reads and its history checkpoint, on any ``SQLStore``. (Receiving
-/// notifications is still each store's: `docs/design/STORE-SEAM.md`, step 11.)
+/// The notification inbox on any ``SQLStore``: a batch received in one transaction
+/// (``NotificationWriter``), the notifications waiting for a row, the history checkpoint.
 extension NotificationInbox where Self: SQLStore {
+    public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
+        guard !notifications.isEmpty else { return [] }
+        let dialect = self.dialect, leases = workShare != nil
+        return try await transaction { session in
+            var writer = NotificationWriter(session: session, dialect: dialect, leases: leases, ingest: ingest, nowMs: nowMs)
+            return try await writer.receive(notifications)
+        }
+    }
+
     public func waitingForAdoption(limit: Int) async throws -> [(id: String, signedPayload: String)] {
         try await rows(NotificationsSQL.waitingForAdoption(limit: limit)) { try NotificationsSQL.waiting(&$0) }
     }

@@ -1,7 +1,7 @@
 /// The run's reads of rows, on any ``SQLStore``: the rows due, its pages, and who owns a chain.
 extension SubscriptionStore where Self: SQLStore {
     public func dueSelection(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> DueSelection {
-        let statement = DueSelectionSQL.select(dialect, selection, nowMs: nowMs, after: cursor, shared: sharedWorker != nil)
+        let statement = DueSelectionSQL.select(dialect, selection, nowMs: nowMs, after: cursor, shared: workShare != nil)
         let rows = try await rows(statement) { row -> (id: Int64, fresh: Bool) in (try row.column(), try row.column()) }
         return DueSelectionSQL.due(rows, after: cursor)
     }

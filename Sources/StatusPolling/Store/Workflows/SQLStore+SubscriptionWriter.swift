@@ -4,7 +4,7 @@
 extension SubscriptionWriter where Self: SQLStore {
     public func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
-        let dialect = self.dialect, shared = sharedWorker != nil
+        let dialect = self.dialect, shared = workShare != nil
         return try await transaction { session in
             let runID = batch.checkpoint?.runID
             var writer = PlanWriter(session: session, dialect: dialect, leases: shared, releasing: shared ? runID : nil)
