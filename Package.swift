@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .executable(name: "status-poller", targets: ["status-poller"]),
         .executable(name: "status-poller-demo", targets: ["status-poller-demo"]),
-        .library(name: "StatusPolling", targets: ["StatusPolling"]),
+        .library(name: "StatusPolling", targets: ["StatusPolling", "AppStoreBackends", "EntitlementCore"]),
         .library(name: "SQLiteStore", targets: ["SQLiteStore"]),
         .library(name: "PostgresStore", targets: ["PostgresStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
@@ -40,13 +40,24 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
-        // The library that owns the job: the pure entitlement decision, the run pipeline and
-        // `PollJob` (lock, run history, signals, report, metrics), over two seams — a status
-        // source (`SubscriptionStatusSource`; verifyReceipt in AppStore/) and a store
-        // (`PollingDatabase` / `PollingStore`).
+        // The pure core: the contract (ContractColumn, SubscriptionState), the decision
+        // (EntitlementDecision), the chain merge and the row update plan, the neutral answers a
+        // backend or a notification brings (StatusAnswer, ReceivedNotification) and the status-source
+        // seam. No I/O, no clock, no Foundation; it imports no other target.
         .target(
-            name: "StatusPolling",
+            name: "EntitlementCore",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The App Store backends: verifyReceipt (AppStore/) and the App Store Server API (ServerAPI/):
+        // clients, wire models, receipts, signature verification, notifications V1 and V2, the rate
+        // limiter; the request gate both send through (Gate/) and the HTTP client (HTTP/). Answers
+        // leave it as the core's neutral types.
+        .target(
+            name: "AppStoreBackends",
+            dependencies: [
+                "EntitlementCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -54,10 +65,26 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The jobs: PollJob and the run pipeline (lock, run history, signals, report, metrics), the
+        // notification receiver and catch-up, the event outbox and its deliverer, refund requests,
+        // customer support, the report; every workflow over the store seam (SQLStore).
+        .target(
+            name: "StatusPolling",
+            dependencies: [
+                "EntitlementCore",
+                "AppStoreBackends",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                // Webhook signatures (HMAC).
+                .product(name: "Crypto", package: "swift-crypto"),
+                // NotificationReceiver.Configuration's trusted roots.
+                .product(name: "X509", package: "swift-certificates"),
                 // The event feed's deliverer (webhooks to the web service's endpoints).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -76,6 +103,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
+                "AppStoreBackends",
                 "StatusPolling",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -104,6 +132,7 @@ let package = Package(
         .target(
             name: "ReceiverServer",
             dependencies: [
+                "EntitlementCore",
                 "StatusPolling",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -126,6 +155,8 @@ let package = Package(
         .target(
             name: "PollingDemo",
             dependencies: [
+                "EntitlementCore",
+                "AppStoreBackends",
                 "StatusPolling",
                 "AppStoreSimulator",
                 "ReceiverServer",
@@ -163,6 +194,8 @@ let package = Package(
         .executableTarget(
             name: "status-poller",
             dependencies: [
+                "EntitlementCore",
+                "AppStoreBackends",
                 "BuildInfo",
                 "PollerCommandLine",
                 "StatusPolling",
@@ -199,6 +232,8 @@ let package = Package(
         .testTarget(
             name: "StatusPollingTests",
             dependencies: [
+                "EntitlementCore",
+                "AppStoreBackends",
                 "StatusPolling",
                 "SQLiteStore",
                 "PostgresStore",

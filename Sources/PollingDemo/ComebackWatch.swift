@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import EntitlementCore
 import StatusPolling
 
 /// Resubscriptions bought outside the app (no receipt upload), and how long each took to show in

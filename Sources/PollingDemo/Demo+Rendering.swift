@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import EntitlementCore
 import Foundation
 import StatusPolling
 

@@ -1,4 +1,6 @@
+import AppStoreBackends
 import AppStoreSimulator
+import EntitlementCore
 import StatusPolling
 
 extension Demo {
@@ -24,7 +26,7 @@ extension Demo {
             guard configuration.backend != .verifyReceipt else { return try await body({ verifyReceipt }, nil) }
             let key = simulator.serverAPIKey
             let credentials = ServerAPICredentials(
-                issuerID: key.issuerID, keyID: key.keyID, key: try StatusPolling.InAppPurchaseKey(pem: key.privateKeyPEM), bundleID: population.bundleID)
+                issuerID: key.issuerID, keyID: key.keyID, key: try AppStoreBackends.InAppPurchaseKey(pem: key.privateKeyPEM), bundleID: population.bundleID)
             let serverAPI = { ServerAPIClient(
                 configuration: ServerAPIConfiguration(
                     productionURL: endpoints.serverAPIURL, sandboxURL: endpoints.serverAPISandboxURL, credentials: credentials,

@@ -1,3 +1,4 @@
+import AppStoreBackends
 import AppStoreSimulator
 import StatusPolling
 

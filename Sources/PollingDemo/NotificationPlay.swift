@@ -1,4 +1,6 @@
+import AppStoreBackends
 import AppStoreSimulator
+import EntitlementCore
 import Logging
 import ReceiverServer
 import StatusPolling

@@ -1,4 +1,5 @@
 import AppStoreSimulator
+import EntitlementCore
 import StatusPolling
 
 /// Compares every row with the simulator's ground truth after a night's run.

@@ -1,3 +1,4 @@
+import AppStoreBackends
 import Foundation
 import Logging
 import PostgresNIO

@@ -1,3 +1,4 @@
+import EntitlementCore
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS

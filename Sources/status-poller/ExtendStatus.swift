@@ -1,3 +1,4 @@
+import AppStoreBackends
 import ArgumentParser
 import Foundation
 import PollerCommandLine

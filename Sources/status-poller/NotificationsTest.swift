@@ -1,4 +1,6 @@
+import AppStoreBackends
 import ArgumentParser
+import EntitlementCore
 import Foundation
 import PollerCommandLine
 import StatusPolling

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Which chain a new row adopts, and where a receipt's other subscriptions go: through a real run,

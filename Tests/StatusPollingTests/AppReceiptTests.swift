@@ -1,6 +1,8 @@
 import AppStoreSimulator
 import Foundation
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `AppReceipt` reads the ids the App Store Server API needs from an app receipt: the simulator's

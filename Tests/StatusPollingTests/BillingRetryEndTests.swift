@@ -5,6 +5,8 @@ import Logging
 import PollingDemo
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import PostgresStore
 @testable import SQLiteStore
 @testable import StatusPolling

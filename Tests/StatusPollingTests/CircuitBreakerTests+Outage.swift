@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The breaker bounds an outage in requests sent, counted where they land: at the server. 2,000

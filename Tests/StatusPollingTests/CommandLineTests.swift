@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 import Testing
 import StatusPolling

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The run's concurrency over scripted answer sequences: halved on overload (a 429, or transient

@@ -1,4 +1,5 @@
 @testable import AppStoreSimulator
+import EntitlementCore
 import Foundation
 import PollingDemo
 import StatusPolling

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The pure decision, case by case, from Apple-shaped JSON (strings everywhere, three date forms).

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The exit codes are defined once, in `RunExitCode`; the README's table and `--help` are that table.

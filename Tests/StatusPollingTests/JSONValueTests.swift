@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The focused JSON reader: strict RFC 8259, numbers kept exact, and every fixture read the same

@@ -6,6 +6,8 @@ import NIOCore
 import NIOSSL
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// https through the lean client, against a real TLS server on loopback: Apple's endpoints are

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import PollingDemo
 @testable import StatusPolling
 

@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The lapsed sweep as a pure rule: which lapsed rows tonight asks about, that every lapsed row

@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Operations through the real binary: the overlap lock between processes, takeover after

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import SQLiteStore
 @testable import StatusPolling
 

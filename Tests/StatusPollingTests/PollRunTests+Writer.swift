@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Whole runs, the writer's side: results written in batches and each one counted, a batch that

@@ -3,6 +3,8 @@ import InMemoryLogging
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import SQLiteStore
 @testable import StatusPolling
 

@@ -3,6 +3,8 @@ import Logging
 import PostgresNIO
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import PostgresStore
 @testable import StatusPolling
 

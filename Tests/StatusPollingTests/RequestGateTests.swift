@@ -1,6 +1,8 @@
 import Synchronization
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The gate between rows and requests: slots in arrival order up to the limit, a cancelled waiter

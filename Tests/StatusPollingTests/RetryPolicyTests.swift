@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 @Suite struct RetryPolicyTests {

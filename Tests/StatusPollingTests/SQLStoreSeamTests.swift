@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import PostgresStore
 @testable import SQLiteStore
 @testable import StatusPolling

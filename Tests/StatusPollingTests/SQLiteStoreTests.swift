@@ -2,6 +2,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import SQLiteStore
 @testable import StatusPolling
 

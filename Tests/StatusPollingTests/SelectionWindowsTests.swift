@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The nightly windows as a pure rule, at their boundaries: which rows tonight's run asks about,

@@ -5,6 +5,8 @@ import PollingDemo
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The poller against the simulator, night after night, checked against the simulator's truth:

@@ -3,6 +3,8 @@ import Logging
 import Synchronization
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// A second backend needs nothing but ``SubscriptionStatusSource``: a scripted source, speaking

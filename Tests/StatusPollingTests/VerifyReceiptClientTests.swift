@@ -3,6 +3,8 @@ import Logging
 import NIOHTTP1
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The client over real HTTP on loopback, against scripted answers.

@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Apple's real shapes: strings for numbers and booleans, both retry-flag spellings, a single object

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Which received notifications queue an answer, and what is known of them then — one rule for
 /// every store, applied in the transaction that records the notification: a `CONSUMPTION_REQUEST`
 /// (V2 push or history, or V1) for a chain a row holds.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// One `CONSUMPTION_REQUEST` and the answer to it, as `consumption_requests` holds it, with what
 /// the web service wrote about the customer (`consumption_consents`) read beside it.
 public struct ConsumptionRequestRecord: Sendable, Equatable {

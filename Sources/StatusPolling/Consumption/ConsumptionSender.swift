@@ -1,3 +1,5 @@
+import AppStoreBackends
+import EntitlementCore
 import Foundation
 import Logging
 

@@ -1,3 +1,5 @@
+import AppStoreBackends
+
 /// One refund Apple reports, and whether the row that owns its chain shows it.
 public struct RefundLine: Sendable {
     /// How the row stands towards the refund.

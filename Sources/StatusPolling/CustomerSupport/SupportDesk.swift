@@ -1,3 +1,6 @@
+import AppStoreBackends
+import EntitlementCore
+
 /// The support commands' side of the database: for the transactions Apple answered about, the
 /// rows that own their chains and what those rows say. Reads only; an extension writes through
 /// ``applyExtension(to:client:requestIdentifier:nowMs:logger:)``, the one apply path.

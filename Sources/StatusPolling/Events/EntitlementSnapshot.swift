@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// What a subscription granted on one side of a change, as the event's body says it: the
 /// `entitlements` view's words, so a consumer need not know the contract columns.
 public struct EntitlementSnapshot: Sendable, Equatable {

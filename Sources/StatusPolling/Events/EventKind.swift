@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The type of an outbound event (`outbound_events.type`, the body's `type`): a small vocabulary
 /// a web service can switch on, derived from the audit trail's change by ``init(reason:before:after:)``,
 /// the one place the mapping is written. docs/EVENTS.md describes each word.

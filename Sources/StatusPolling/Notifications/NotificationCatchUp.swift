@@ -1,3 +1,5 @@
+import AppStoreBackends
+import EntitlementCore
 import Logging
 
 /// Reads back what Apple tried to send (Get Notification History) since the last catch-up and

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Group commit for the receiver: notifications arriving while a transaction is being written wait
 /// and go together in the next one, so the rate is bounded by signature checks, not by commits,
 /// and each sender still hears back only after its own notification is durable. No timer: a lone

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// What the notification receiver and the catch-up need from a database: record notifications
 /// and apply them, in one transaction with the row changes and audit rows they cause, so Apple
 /// hears 200 only for what is durable. Support reads them back through ``SubscriberDirectory``.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// A chain and its row as the support commands print them with `--format json`.
 package struct ChainJSON: Encodable {
     package var original_transaction_id: String

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// An audit event as `history --format json` prints it.
 package struct EventJSON: Encodable {
     package var id: Int64

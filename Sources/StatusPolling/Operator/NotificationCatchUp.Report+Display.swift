@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 /// What `status-poller notifications catch-up` prints of each environment it read.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// A row as `show` and the support commands print it: the entitlement at an instant, every
 /// contract column, and the bookkeeping.
 package enum RowText {

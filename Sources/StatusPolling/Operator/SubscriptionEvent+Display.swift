@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// An audit event as `status-poller history` prints it.
 extension SubscriptionEvent {
     /// "2026-11-20 03:00:05  renewed  entitled → entitled   subscription 7, run 4, Apple status verifyReceipt 0",

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// One row of the audit trail (`subscription_events`) as the report reads it: which subscription,
 /// when (the writer's clock), why, who brought it, and the report's columns after it (those before
 /// are the row's after its previous event, which the report keeps).

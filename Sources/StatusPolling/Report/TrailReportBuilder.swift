@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Builds a ``TrailReport`` in one pass over the trail in `id` order. Per subscription it keeps one
 /// small record (``TrailRowTable/Row``): its current columns and since when, its open billing
 /// episode, and its last churn while a regain could still net it out. A row's columns before an

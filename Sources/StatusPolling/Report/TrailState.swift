@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// One side of an audit row as the report reads it: the columns the `entitlements` view and the
 /// billing episodes depend on, without the identifiers (original_transaction_id, product ids).
 /// The report never shows those, and at a million subscriptions their strings were most of its

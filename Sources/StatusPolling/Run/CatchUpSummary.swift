@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// What a nightly run read from Apple before its poll, under its lock: the notification history of
 /// each environment, and the mass renewal-date extensions it asked after. A part of the run's one
 /// report (`catch_up` in its JSON; absent when no catch-up ran, so the report of a run without

@@ -1,3 +1,5 @@
+import AppStoreBackends
+import EntitlementCore
 import Logging
 
 extension PollJob {

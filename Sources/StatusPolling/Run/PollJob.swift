@@ -1,3 +1,5 @@
+import AppStoreBackends
+import EntitlementCore
 import Logging
 
 /// One run or backfill from start to exit code, as cron runs it: open the store, take the overlap

@@ -1,3 +1,4 @@
+import EntitlementCore
 import Logging
 
 extension PollRun {

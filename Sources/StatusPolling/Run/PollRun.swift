@@ -1,3 +1,5 @@
+import AppStoreBackends
+import EntitlementCore
 import Logging
 
 /// One status-polling run: list the due rows, verify up to `concurrency` receipts at once, decide,

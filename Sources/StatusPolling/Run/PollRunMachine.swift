@@ -1,3 +1,6 @@
+import AppStoreBackends
+import EntitlementCore
+
 /// The run's decisions, apart from the tasks that carry them out: when a row starts, when answers
 /// go to the writer and with which checkpoint, when the run stops starting rows, and how it ends.
 /// ``PollRun/run()`` tells it what happened (``Event``) and does what it answers (``Action``, in

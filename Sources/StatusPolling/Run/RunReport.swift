@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 /// What a run did, for `--report text|json` and the exit code.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Hands the run its rows. On a store of one machine it lists the due ids once and reads the rows
 /// a page at a time, so the selection is fixed when the run starts and at most one page of
 /// receipts is held in memory. On a ``LeasingStore`` shared by several workers it leases a page at

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// One change of a row's contract columns, from the audit trail.
 public struct SubscriptionEvent: Sendable, Equatable {
     public var id: Int64

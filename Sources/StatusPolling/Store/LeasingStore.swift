@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// A store that several workers share (PostgreSQL): instead of listing its due rows once, a run
 /// leases them a batch at a time, so each row goes to one worker. A lease is an owner and an
 /// expiry on the row: the write of a result releases it in the same transaction, and a worker that

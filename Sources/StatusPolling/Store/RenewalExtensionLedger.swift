@@ -1,3 +1,5 @@
+import AppStoreBackends
+
 /// The database's record of mass renewal-date extensions (`renewal_extensions`), by request
 /// identifier: recorded before Apple is asked, so a command killed mid-way is resumed with the
 /// same identifier, and followed until Apple says it is complete.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Which rows a nightly run sends to Apple, relative to the run's clock: never verified, a receipt
 /// newly uploaded by the web service, near expiry, in billing retry, in or just out of a grace
 /// period, and lapsed ones on their turn in the lapsed sweep. Everything else (an active

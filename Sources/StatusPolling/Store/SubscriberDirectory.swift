@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The web service's side of the contract and the operator's view of it: enrol a subscriber,
 /// store an uploaded receipt, look a user up, read the audit trail and the notifications. The
 /// operator commands (`enroll`, `show`, `history`, `notifications list`) and the demo's truth

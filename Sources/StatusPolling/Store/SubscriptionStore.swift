@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// What the run's pipeline needs from a database: the due rows, the rows themselves, and batched
 /// writes of the results (``SubscriptionWriter``). The run history is its own protocol
 /// (``RunJournal``), which the job uses around a run. The SQLite store implements it; a

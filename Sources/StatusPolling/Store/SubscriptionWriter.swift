@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// What any writer of Apple's answers needs from a database: write results to rows it locks
 /// itself, and say who owns a chain. No run is needed — a poll, a backfill and a notification
 /// all write through it, and `RowUpdatePlan` decides what each result does.

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import X509
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The chain check on its own, with the chains of Apple's libraries' `ChainVerifierTest`: the chain is

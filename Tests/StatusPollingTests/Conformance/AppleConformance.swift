@@ -1,6 +1,8 @@
 import Foundation
 import X509
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The files of `Fixtures/apple-conformance/` (their sources and licence in its LICENSE.txt), and the

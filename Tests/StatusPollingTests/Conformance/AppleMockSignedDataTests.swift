@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import X509
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Apple's own test vectors (`mock_signed_data`, the same bytes in its Python, Java and Swift

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Monthly subscriptions with a 12-month commitment (App Store Server API 1.21, Notifications 2.21,

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// A genuine-shaped App Store Server Notification V1 from another project's tests (imdhemy/appstore-iap,

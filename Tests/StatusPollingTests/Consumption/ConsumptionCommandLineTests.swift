@@ -2,6 +2,8 @@ import AppStoreSimulator
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `consumption send`, `consumption list` and `history` on the real binary against the simulator:

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The consumption answers' world in a test: the simulator on loopback, a store of either kind, a

@@ -2,6 +2,8 @@ import AppStoreSimulator
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Apple's `CONSUMPTION_REQUEST` on every store, answered against the simulator over loopback:

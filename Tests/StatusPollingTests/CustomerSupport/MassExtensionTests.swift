@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `extend --all` and `extend status` on every store against the simulator: the request is in the

@@ -2,6 +2,8 @@ import AppStoreSimulator
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `extend` on every store against the simulator: Apple's extension reaches the row through the

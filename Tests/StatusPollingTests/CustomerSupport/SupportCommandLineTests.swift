@@ -2,6 +2,8 @@ import AppStoreSimulator
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The support commands on the real binary against the simulator: what a person reads, the JSON,

@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The support commands' world in a test: the simulator on loopback, a fresh store of either kind

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `run` as cron starts it on a host that reaches the App Store only through an HTTP proxy: the

@@ -3,6 +3,8 @@ import Logging
 import NIOSSL
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// https through a CONNECT tunnel: the client asks the proxy for `localhost:PORT`, then does TLS

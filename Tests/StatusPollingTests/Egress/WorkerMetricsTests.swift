@@ -2,6 +2,8 @@ import Foundation
 import ReceiverServer
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Several workers on one host: each writes its own metrics file, every series labelled with its

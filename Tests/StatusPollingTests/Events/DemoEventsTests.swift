@@ -3,6 +3,8 @@ import Logging
 import PollingDemo
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `demo --events` on a small population: every change the nights wrote arrives at the loopback

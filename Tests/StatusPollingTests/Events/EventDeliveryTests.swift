@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The deliverer against a real endpoint on loopback, on every store: signed, in order per user,

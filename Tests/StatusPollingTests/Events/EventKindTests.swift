@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The event vocabulary's one derivation: every audit reason and lifecycle change to its word, and

@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `status-poller events` as an operator runs it: `deliver --once` from cron to an endpoint of the

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The event's hand-written parts against what they replace: the timestamp as Foundation's

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The outbox on every store: each contract change gets exactly one outbound event, written in

@@ -4,6 +4,8 @@ import Hummingbird
 import NIOCore
 import Synchronization
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// A consumer's endpoint on loopback, as the web service would run it: checks every delivery's

@@ -1,4 +1,6 @@
 import AppStoreSimulator
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Edits of a parsed answer for the fuzz tests: read a member, replace, remove or rename one, and

@@ -5,6 +5,8 @@ import Logging
 import NIOCore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import SQLiteStore
 @testable import StatusPolling
 

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Notifications and a nightly run writing the same rows, on every store (PostgreSQL with the run's

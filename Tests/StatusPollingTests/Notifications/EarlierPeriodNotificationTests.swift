@@ -2,6 +2,8 @@ import AppStoreSimulator
 import Foundation
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Genuine Apple traffic's shape, received on every store: while this month is paid for, the

@@ -4,6 +4,8 @@ import NIOCore
 import ReceiverServer
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// 10,000 hostile bodies posted to the receiver over real HTTP, on every store: each gets its own

@@ -7,6 +7,8 @@ import Synchronization
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The catch-up from Apple's notification history, on every store, against a real HTTP server:

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import X509
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// App Store Server Notifications V2: the outer `signedPayload` and everything nested in it are

@@ -4,6 +4,8 @@ import Logging
 import PollingDemo
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The nights with App Store Server Notifications: the simulator posts every lifecycle event to

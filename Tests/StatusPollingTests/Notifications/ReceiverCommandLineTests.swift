@@ -3,6 +3,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// `status-poller notifications serve` as an operator runs it: the real binary, its flags and their

@@ -7,6 +7,8 @@ import ReceiverServer
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The receiver over real HTTP on loopback, on every store: Apple's POST answered 200 only after

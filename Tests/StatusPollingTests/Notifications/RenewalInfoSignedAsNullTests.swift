@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Genuine Sandbox answers carry renewal info Apple signed as JSON `null` beside a valid signed

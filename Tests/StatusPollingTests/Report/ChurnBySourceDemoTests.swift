@@ -4,6 +4,8 @@ import PollingDemo
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The same App Store played twice — polling only, then with notifications bringing most changes —

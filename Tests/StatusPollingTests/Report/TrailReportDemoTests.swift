@@ -4,6 +4,8 @@ import GRDB
 import Logging
 import PollingDemo
 import ReportPage
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import SQLiteStore
 import Testing
 

@@ -5,6 +5,8 @@ import PostgresStore
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The report over a demo whose changes came by notification as well as by polls (the Server API,

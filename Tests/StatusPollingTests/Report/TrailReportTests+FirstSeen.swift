@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Episodes already under way when the trail (or the report's window) begins: counted when first

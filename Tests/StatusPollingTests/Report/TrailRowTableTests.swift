@@ -1,5 +1,7 @@
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The report's per-subscription records: compact, and exactly what they were given.

@@ -2,6 +2,8 @@ import Crypto
 import Foundation
 import PollingDemo
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The bearer token: header, claims, lifetime, reuse, and a signature that a verifier nobody

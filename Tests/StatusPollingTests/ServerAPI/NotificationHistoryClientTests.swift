@@ -6,6 +6,8 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Get Notification History through the Server API client, against a real HTTP server on

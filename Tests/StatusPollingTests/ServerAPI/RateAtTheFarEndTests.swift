@@ -3,6 +3,8 @@ import Hummingbird
 import NIOCore
 import Synchronization
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The rate limit as Apple sees it: requests sent through one ``RequestRateLimiter`` over real

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The rate limit as arithmetic on reserved send times (no sleeping), and over real HTTP as a

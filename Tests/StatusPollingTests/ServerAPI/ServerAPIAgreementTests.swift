@@ -6,6 +6,8 @@ import PollingDemo
 import SQLiteStore
 import Testing
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Both backends give the same row for the same subscription: the simulator's population is played

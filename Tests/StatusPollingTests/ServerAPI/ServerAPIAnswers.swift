@@ -1,4 +1,6 @@
 import Foundation
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Server API answers for the client tests, signed by a test PKI the client is told to trust.

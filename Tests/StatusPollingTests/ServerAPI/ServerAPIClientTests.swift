@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The Server API client over real HTTP against a scripted stand-in: mapping, the sandbox fallback,

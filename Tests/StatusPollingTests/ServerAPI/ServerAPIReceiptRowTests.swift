@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Testing
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Rows enrolled with only a receipt: their ids come from the receipt, read locally.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import X509
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// Every check a signed payload goes through, each failing on its own.

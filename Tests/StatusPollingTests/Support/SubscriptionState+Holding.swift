@@ -1,3 +1,5 @@
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 extension SubscriptionState {

@@ -1,5 +1,7 @@
 import Logging
 
+@testable import AppStoreBackends
+@testable import EntitlementCore
 @testable import StatusPolling
 
 /// The verifyReceipt client as the tests configure it: the shared secret they expect, short

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The statements of ``ConsumptionLedger`` and of queueing inside a notification's transaction,
 /// the same on both stores, with the mapping of their rows beside them.
 public enum ConsumptionSQL {

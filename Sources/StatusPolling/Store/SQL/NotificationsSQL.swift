@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The SQL of `app_store_notifications` and `notification_history_checkpoints` that both stores
 /// run as written, with the mapping of its rows beside it. A batch's claims and settlements are
 /// one statement on PostgreSQL (`jsonb_to_recordset`: one value bound, whatever the batch's size)

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The SQL of the outbox (`outbound_events`): SQLite's insert beside an audit row, and the JSON
 /// rows PostgreSQL inserts many of at once, last in the transaction, and announces.
 public enum OutboxSQL {

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The SQL that writes a batch's plans (``PlanWriter``): the rows read and locked, the chains'
 /// owners, then the rows, the audit trail and the outbox written — SQLite's a statement per row
 /// (each text made once, where an interpolated statement would be built again for every row; the

@@ -1,3 +1,5 @@
+import AppStoreBackends
+
 /// The statements of ``RenewalExtensionLedger``, the same on both stores.
 public enum RenewalExtensionsSQL {
     public static func record(_ r: MassExtensionRequest) -> SQLStatement {

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// A value bound to a ``SQLStatement``: the shared SQL binds text and integers only (a boolean as
 /// 0 or 1, as SQLite stores it and the PostgreSQL schema's flags are), so both stores bind it the
 /// same way.

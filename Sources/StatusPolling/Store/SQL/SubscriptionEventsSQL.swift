@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 /// The SQL of the audit trail (`subscription_events`) that both stores run, with the mapping of

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The `subscriptions` row as every reader selects it and reads it: its column lists and their
 /// one reader, beside the reads and writes of the web service's side (enrol, upload, look up).
 /// The only place a row's columns are listed in order; the stores read nothing by position.

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Records and applies a batch of received notifications in the caller's transaction, on either
 /// dialect, with the effect of receiving them one by one in order: every notification claimed by
 /// id first (a repeat in the batch, or one recorded before and matched, is a `duplicate`), then

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Writes a batch of results in the caller's transaction, on either dialect: the batch's rows and
 /// the owners of the chains they adopt read first (PostgreSQL's in one statement each, the rows
 /// locked; SQLite's a compiled statement per key), then each result

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Work shared by several workers, on any ``SQLStore`` that shares it (``SQLStore/workShare``):
 /// nights opened once between them, rows taken by lease.
 extension LeasingStore where Self: SQLStore {

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The notification inbox on any ``SQLStore``: a batch received in one transaction
 /// (``NotificationWriter``), the notifications waiting for a row, the history checkpoint.
 extension NotificationInbox where Self: SQLStore {

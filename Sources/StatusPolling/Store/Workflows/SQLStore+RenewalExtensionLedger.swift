@@ -1,3 +1,5 @@
+import AppStoreBackends
+
 /// The mass renewal-date extensions in `renewal_extensions`, on any ``SQLStore``.
 extension RenewalExtensionLedger where Self: SQLStore {
     public func recordMassExtension(_ request: MassExtensionRequest) async throws -> MassExtensionRequest {

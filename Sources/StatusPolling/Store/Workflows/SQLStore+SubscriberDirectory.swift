@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 /// The web service's side (enrol, upload a receipt, look a user up) and the operator's reads of

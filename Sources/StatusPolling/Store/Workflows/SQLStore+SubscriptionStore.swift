@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// The run's reads of rows, on any ``SQLStore``: the rows due, its pages, and who owns a chain.
 extension SubscriptionStore where Self: SQLStore {
     public func dueSelection(_ selection: RowSelection, nowMs: Int64, after cursor: Int64) async throws -> DueSelection {

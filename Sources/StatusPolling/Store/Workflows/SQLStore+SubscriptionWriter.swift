@@ -1,3 +1,5 @@
+import EntitlementCore
+
 /// Writing a batch of results, on any ``SQLStore``: the plans (``PlanWriter``), then the run's
 /// checkpoint, and where work is shared the rows written marked done and their leases released;
 /// the outbound events last.
