@@ -98,49 +98,13 @@ struct ExtendRenewal: AsyncParsableCommand {
             let applied = try await session.desk.applyExtension(to: row, source: session.client, requestIdentifier: request.requestIdentifier, nowMs: nowMs, logger: session.logger)
             return (outcome, applied, row)
         }
-        let lines = Self.lines(id, request, outcome, applied, row)
+        let lines = outcome.display(id, request, applied: applied, row: row)
         if format == .json {
-            print(Self.jsonText(lines.json))
+            print(lines.json)
         } else {
             for line in lines.text { print(line) }
         }
         if case .refused = outcome { throw ExitCode(1) }
-    }
-
-    static func lines(
-        _ id: String, _ request: RenewalExtensionRequest, _ outcome: RenewalExtensionOutcome, _ applied: SupportDesk.ExtensionApplied?, _ row: SubscriptionRow?
-    ) -> (text: [String], json: [String: Any]) {
-        var json: [String: Any] = ["original_transaction_id": id, "request_id": request.requestIdentifier, "days": request.days, "reason": request.reason.rawValue]
-        var text: [String] = []
-        switch outcome {
-        case .refused(let refusal, let environment):
-            json["extended"] = false
-            json["apple_error"] = refusal.rawValue
-            json["environment"] = environment.rawValue
-            text.append("Apple refused to extend \(id) (\(environment.rawValue), error \(refusal.rawValue)): \(refusal.explanation).")
-            return (text, json)
-        case .extended(let effective, _, let environment):
-            json["extended"] = true
-            json["effective_date"] = Display.time(effective)
-            json["environment"] = environment.rawValue
-            text.append("Apple extended \(id) by \(request.days) day(s) (\(environment.rawValue), request \(request.requestIdentifier)): the period now ends \(Display.time(effective)).")
-        }
-        json["subscription_id"] = row?.id
-        switch applied {
-        case nil:
-            text.append("No row here owns \(id): nothing to write; a row enrolled later gets the new date from its first verification.")
-        case .written(let transition, let expires)?:
-            json["row"] = "written"
-            json["expires_at"] = expires.map(Display.time)
-            text.append("Subscription \(row!.id) (user \(row!.userID)): Apple's signed status written (\(transition?.rawValue ?? "unchanged")); expires_at \(Display.optionalTime(expires)).")
-        case .notWritten(let why)?:
-            json["row"] = "not_written"
-            text.append("Subscription \(row!.id): not written (\(why)); the next run asks Apple again.")
-        case .failed(let failure)?:
-            json["row"] = "failed"
-            text.append("Subscription \(row!.id): Apple's status could not be had or trusted (\(failure.detail)); the extension stands at Apple, and the next run writes it.")
-        }
-        return (text, json)
     }
 
     /// `extend --all`: recorded, sent unless Apple took it already, then followed by `extend status`.
@@ -173,10 +137,5 @@ struct ExtendRenewal: AsyncParsableCommand {
         }
         print(line)
         if failed { throw ExitCode(1) }
-    }
-
-    static func jsonText(_ object: [String: Any]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 }
