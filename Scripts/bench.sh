@@ -44,7 +44,7 @@
 # receipts ÷ the poller's own reported seconds (selection to last write); the wall column is the
 # process from the outside (start-up included). CPU (user + sys) and peak RSS are the poller
 # process's, from GNU time; the stand-in's CPU is read from /proc around each run.
-# --binary PATH runs another status-poller build as the poller under test (an older release, for a
+# --binary PATH runs another status-poller build as the poller under test in every case (an older release, for a
 # before/after table); the stand-in always comes from this checkout's release build.
 # Results: .bench/results/<timestamp>.csv (and latest.csv), logs in .bench/runs/<timestamp>/,
 # the plot in docs/performance.png (after a full run of the four concurrency cases; otherwise in

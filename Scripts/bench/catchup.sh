@@ -28,12 +28,12 @@ catchup_case() {
   # The pusher logs once it has made every try of the stretch (signing them takes a while).
   for _ in $(seq 3000); do grep -q 'lost=' "$out" && break; sleep 0.1; done
   grep -q 'lost=' "$out" || { echo "error: the simulator made no tries" >&2; exit 1; }
-  "$bin" migrate --database "$database" > /dev/null
+  "$poller_bin" migrate --database "$database" > /dev/null
   curl -s -X POST "$base/simulator/arrivals" > /dev/null
   local issuer report start end arrivals rc=0
   issuer=$(awk '$1 == "issuer" && $2 == "id" { print $3; exit }' "$out")
   start=$(date +%s.%N)
-  report=$("$bin" notifications catch-up --database "$database" --server-api-url "$base" --server-api-sandbox-url "$base/sandbox" \
+  report=$("$poller_bin" notifications catch-up --database "$database" --server-api-url "$base" --server-api-sandbox-url "$base/sandbox" \
     --issuer-id "$issuer" --key-id SIMKEY0001 --private-key-file "$keys/SubscriptionKey_SIMKEY0001.p8" --app-apple-id 1234567890 \
     --trusted-root-file "$keys/simulator-root.der" --bundle-id com.example.premium --allow-insecure-http --environment production \
     --since-hours $((days * 24)) --now 2026-01-26T00:00:00Z --report json --log-level error 2> "$logs/catchup.err") || rc=$?

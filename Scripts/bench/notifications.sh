@@ -24,7 +24,7 @@ notifications_case() {
   for store in sqlite postgres; do
     local database="$work/notify.sqlite" pg=""
     if [ "$store" = sqlite ]; then
-      "$bin" migrate --database "$database" > /dev/null
+      "$poller_bin" migrate --database "$database" > /dev/null
       sqlite3 "$database" ".import --csv $rows r" \
         "INSERT INTO subscriptions (user_id, latest_receipt, original_transaction_id, product_id, environment, expires_at, auto_renew_status)
          SELECT user_id, 'R', original_transaction_id, 'com.example.premium.monthly', 'Production', expires_at, 1 FROM r" "DROP TABLE r"
@@ -33,7 +33,7 @@ notifications_case() {
       database=$(. "$pg/env" && echo "$STATUS_POLLER_TEST_POSTGRES_URL")
       local psql_bin
       psql_bin="$(awk -F= '$1 == "bindir" { print $2 }' "$pg/.status-poller-pg")/psql"
-      STATUS_POLLER_DATABASE="$database" "$bin" migrate > /dev/null
+      STATUS_POLLER_DATABASE="$database" "$poller_bin" migrate > /dev/null
       "$psql_bin" -X -q -v ON_ERROR_STOP=1 "$database" \
         -c "CREATE TEMP TABLE r (user_id text, original_transaction_id text, expires_at bigint)" \
         -c "\\copy r FROM '$rows' WITH (FORMAT csv, HEADER true)" \
@@ -42,7 +42,7 @@ notifications_case() {
         -c "ANALYZE subscriptions"
     fi
     local out="$logs/notifications-$store.out" err="$logs/notifications-$store.err" receiver port="" ticks0 ticks1 load checked rc=0
-    STATUS_POLLER_DATABASE="$database" "$bin" notifications serve --listen 127.0.0.1:0 --bundle-id com.example.premium \
+    STATUS_POLLER_DATABASE="$database" "$poller_bin" notifications serve --listen 127.0.0.1:0 --bundle-id com.example.premium \
       --app-apple-id 1234567890 --trusted-root-file "$pki/root.pem" --log-level warning > "$out" 2> "$err" &
     receiver=$!
     for _ in $(seq 100); do

@@ -92,7 +92,7 @@ report_run() {
   local store="$1" database="$2" n="$3" out="$work/report-$1.json" timing="$logs/report-$1.time" rc=0
   local to; to=$(date -u -d "@$(((report_t0_ms + 330 * report_day_ms) / 1000))" +%Y-%m-%d)
   say "report ($store): $n subscriptions, $((n * 10)) events"
-  PGPASSWORD="${pg_poller_password:-}" /usr/bin/time -f "%e %M %U %S" -o "$timing" "$bin" report --database "$database" --format json --output "$out" \
+  PGPASSWORD="${pg_poller_password:-}" /usr/bin/time -f "%e %M %U %S" -o "$timing" "$poller_bin" report --database "$database" --format json --output "$out" \
     --from 2026-01-01 --to "$to" --environment all 2> "$logs/report-$store.err" || rc=$?
   read -r wall rss user sys < "$timing"
   "$py" - "$store" "$n" "$rc" "$wall" "$rss" "$user" "$sys" "$out" "$work/report-sqlite.json" >> "$report_csv" <<'PY'
@@ -126,7 +126,7 @@ report_case() {
   local n="$1" with_postgres="$2" database="$work/report.sqlite" t0
   report_csv="$results/$stamp-report.csv"
   echo "store,subscriptions,events,exit_code,wall_s,max_rss_mb,user_s,sys_s,episodes,expected_episodes,checked" > "$report_csv"
-  "$bin" migrate --database "$database" > /dev/null
+  "$poller_bin" migrate --database "$database" > /dev/null
   t0=$(date +%s)
   report_trail_sql sqlite "$n" | sqlite3 "$database"
   say "  SQLite trail loaded in $(($(date +%s) - t0)) s, $(du -m "$database" | cut -f1) MB"
@@ -134,7 +134,7 @@ report_case() {
   rm -f "$database"*
   if [ "$with_postgres" -eq 1 ]; then
     postgres_start
-    PGPASSWORD="$pg_poller_password" "$bin" migrate --database "$pg_url" > /dev/null
+    PGPASSWORD="$pg_poller_password" "$poller_bin" migrate --database "$pg_url" > /dev/null
     t0=$(date +%s)
     report_trail_sql postgres "$n" | pg_psql
     pg_admin -c "VACUUM ANALYZE subscription_events" > /dev/null
