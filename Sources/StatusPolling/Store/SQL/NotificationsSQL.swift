@@ -3,9 +3,9 @@ import EntitlementCore
 /// The SQL of `app_store_notifications` and `notification_history_checkpoints` that both stores
 /// run as written, with the mapping of its rows beside it. A batch's claims and settlements are
 /// one statement on PostgreSQL (`jsonb_to_recordset`: one value bound, whatever the batch's size)
-/// and rows of values or a compiled statement per notification on SQLite, from the same columns.
+/// and a statement compiled once per connection, run per notification, on SQLite.
 public enum NotificationsSQL {
-    /// The columns a claim inserts, in the order of ``claim(_:)``'s values.
+    /// The columns a claim inserts, in the order of its values.
     private static let claimColumns = """
         notification_id, version, type, subtype, signed_at, apple_state_at, original_transaction_id, app_account_token,
         environment, source, received_at, outcome
@@ -24,18 +24,12 @@ public enum NotificationsSQL {
         guard !notifications.isEmpty else { return [] }
         switch dialect {
         case .sqlite:
-            // Within SQLite's bound-value limit (32,766): 12 values a row.
-            return stride(from: 0, to: notifications.count, by: claimChunk).map { start in
-                let rows = notifications[start..<min(start + claimChunk, notifications.count)].map { n -> SQLStatement in
-                    """
-                    (\(n.id), \(n.version), \(n.type), \(n.subtype), \(n.signedAtMs), \(n.appleStateAtMs), \(n.originalTransactionID),
-                        \(n.appAccountToken), \(n.environment?.rawValue), \(n.source.rawValue), \(n.receivedAtMs), 'unmatched')
-                    """
-                }
-                return """
-                    INSERT INTO app_store_notifications (\(unescaped: claimColumns)) VALUES \(joined: rows)
-                    \(unescaped: claimConflict) RETURNING notification_id
-                    """
+            return notifications.map { n in
+                SQLStatement(sqlite: claimSQLite, [
+                    .init(n.id), .init(n.version), .init(n.type), .init(n.subtype), .init(n.signedAtMs), .init(n.appleStateAtMs),
+                    .init(n.originalTransactionID), .init(n.appAccountToken), .init(n.environment?.rawValue), .init(n.source.rawValue),
+                    .init(n.receivedAtMs),
+                ])
             }
         case .postgres:
             let json = notifications.map { n in
@@ -58,8 +52,11 @@ public enum NotificationsSQL {
         }
     }
 
-    /// Notifications a SQLite claim inserts in one statement.
-    static let claimChunk = 500
+    /// SQLite's claim of one notification, compiled once per connection (a receiver's statement).
+    private static let claimSQLite = """
+        INSERT INTO app_store_notifications (\(claimColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unmatched')
+        \(claimConflict) RETURNING notification_id
+        """
 
     /// What a claimed notification came to, as its row records it.
     public struct Settlement: Sendable, Equatable {
@@ -87,11 +84,10 @@ public enum NotificationsSQL {
         switch dialect {
         case .sqlite:
             return settlements.map { s in
-                """
-                UPDATE app_store_notifications SET outcome = \(s.outcome.rawValue), subscription_id = \(s.subscriptionID),
-                    signed_payload = \(s.signedPayload), apple_status = \(s.appleStatus), status_agrees = \(s.statusAgrees)
-                WHERE notification_id = \(s.id)
-                """
+                SQLStatement(sqlite: settleSQLite, [
+                    .init(s.outcome.rawValue), .init(s.subscriptionID), .init(s.signedPayload), .init(s.appleStatus),
+                    .init(s.statusAgrees.map { $0 ? 1 : 0 }), .init(s.id),
+                ])
             }
         case .postgres:
             let json = settlements.map { s in
@@ -111,14 +107,27 @@ public enum NotificationsSQL {
         }
     }
 
-    /// The rows owning `chains` (``NotificationMatch/chain(_:)``), read by ``SubscriptionRowSQL/row(_:)``;
-    /// PostgreSQL's locked, in `id` order (a SQLite write transaction holds the whole database).
-    static func owners(of chains: [String], _ dialect: SQLDialect) -> SQLStatement {
+    private static let settleSQLite = """
+        UPDATE app_store_notifications SET outcome = ?, subscription_id = ?, signed_payload = ?, apple_status = ?, status_agrees = ?
+        WHERE notification_id = ?
         """
-        SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id IN (\(list: chains))
-        ORDER BY id\(unescaped: dialect == .postgres ? " FOR UPDATE" : "")
-        """
+
+    /// The rows owning `chains` (``NotificationMatch/chain(_:)``), read by ``SubscriptionRowSQL/row(_:)``:
+    /// PostgreSQL's in one statement, locked in `id` order; SQLite's a compiled statement each (its
+    /// write transaction holds the whole database).
+    static func owners(of chains: [String], _ dialect: SQLDialect) -> [SQLStatement] {
+        switch dialect {
+        case .sqlite:
+            return chains.map { SQLStatement(sqlite: ownerSQLite, [.text($0)]) }
+        case .postgres:
+            return ["""
+                SELECT \(unescaped: SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id IN (\(list: chains))
+                ORDER BY id FOR UPDATE
+                """]
+        }
     }
+
+    private static let ownerSQLite = "SELECT \(SubscriptionRowSQL.columns) FROM subscriptions WHERE original_transaction_id = ?"
 
     /// The first row without a chain whose `app_account_token` is `token` (``NotificationMatch/token(_:)``),
     /// read by ``SubscriptionRowSQL/row(_:)``; PostgreSQL's locked.

@@ -42,8 +42,10 @@ package struct NotificationWriter<Session: SQLSession> {
             let chains = Array(Set(round.compactMap { notifications[$0].originalTransactionID }))
             var owners: [String: SubscriptionRow] = [:]
             if !chains.isEmpty {
-                for row in try await session.rows(NotificationsSQL.owners(of: chains, dialect), { try SubscriptionRowSQL.row(&$0) }) {
-                    if let chain = row.state.originalTransactionID { owners[chain] = row }
+                for statement in NotificationsSQL.owners(of: chains, dialect) {
+                    for row in try await session.rows(statement, { try SubscriptionRowSQL.row(&$0) }) {
+                        if let chain = row.state.originalTransactionID { owners[chain] = row }
+                    }
                 }
             }
             var consumption: [SQLStatement] = [], pending: [(index: Int, result: ResultBatch.Result)] = []
