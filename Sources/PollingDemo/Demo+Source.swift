@@ -30,7 +30,7 @@ extension Demo {
             let serverAPI = { ServerAPIClient(
                 configuration: ServerAPIConfiguration(
                     productionURL: endpoints.serverAPIURL, sandboxURL: endpoints.serverAPISandboxURL, credentials: credentials,
-                    appAppleID: population.appAppleID, trustedRoots: [AppleRootCertificate.g3, simulator.pki.root],
+                    appAppleID: population.appAppleID, trustedRoots: AppleRootCertificate.defaultRoots + [simulator.pki.root],
                     ratePerSecond: configuration.serverAPIRate, requestTimeout: configuration.requestTimeout, retry: configuration.retry,
                     longBackoff: configuration.retry.maxBackoff),
                 http: http, jitter: jitter) }

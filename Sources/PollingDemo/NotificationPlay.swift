@@ -46,7 +46,7 @@ final class NotificationPlay: Sendable {
         let receiver = NotificationReceiver(
             .init(
                 bundleID: population.bundleID, appAppleID: population.appAppleID, sharedSecret: SharedSecret(population.sharedSecret),
-                trustedRoots: [AppleRootCertificate.g3, simulator.pki.root]),
+                trustedRoots: AppleRootCertificate.defaultRoots + [simulator.pki.root]),
             inbox: inbox, logger: logger, clock: { clock.now })
         let downtime = configuration.receiverDownNights.map { nights in
             [configuration.clock(night: nights.lowerBound - 1)...configuration.clock(night: nights.upperBound)]

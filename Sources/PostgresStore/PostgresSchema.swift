@@ -385,5 +385,10 @@ enum PostgresSchema {
             )
             """,
         ]),
+        // An event's age limit counts from when its endpoint got it (the fan-out), not from when it was
+        // written; NULL for the deliveries of before: their event's written time.
+        Migration(identifier: "v15: when an endpoint got each event", statements: [
+            "ALTER TABLE event_deliveries ADD COLUMN queued_at BIGINT",
+        ]),
     ]
 }

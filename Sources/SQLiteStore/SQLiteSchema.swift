@@ -377,6 +377,12 @@ enum SQLiteSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v16: when an endpoint got each event") { db in
+            // An event's age limit counts from when its endpoint got it (the fan-out), not from when
+            // it was written: an endpoint added later gets the events kept for it a full age limit
+            // to deliver. NULL for the deliveries of before: their event's written time.
+            try db.execute(sql: "ALTER TABLE event_deliveries ADD COLUMN queued_at INTEGER")
+        }
         return migrator
     }
 }

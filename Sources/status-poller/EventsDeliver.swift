@@ -13,7 +13,7 @@ struct EventsDeliver: AsyncParsableCommand {
             Each event goes to each endpoint at least once, with Standard Webhooks headers (webhook-id, webhook-timestamp, \
             webhook-signature: v1,<base64 HMAC-SHA256>). A user's next event waits for the previous one's 2xx; users go at once. \
             A failure (no 2xx, a timeout, a redirect: none is followed) is retried with exponential backoff and jitter until \
-            event_max_age_hours (72), then dead-lettered (`events list --failed`, `events replay`). Delivered events are deleted \
+            event_max_age_hours (72) from when the endpoint got it, then dead-lettered (`events list --failed`, `events replay`). Delivered events are deleted \
             after event_keep_days (7). HTTPS only, except to loopback. Exit codes of --once: 0 every due event delivered, \
             1 some failed (retried later or dead-lettered), 2 configuration, 3 database. See docs/EVENTS.md.
             """)

@@ -78,7 +78,7 @@ struct NotificationsServe: AsyncParsableCommand {
             throw exitError(error.exitCode, "\(error)")
         }
         let receiver = NotificationReceiver(
-            .init(bundleID: bundleID, appAppleID: appAppleID, sharedSecret: secret, trustedRoots: [AppleRootCertificate.g3] + roots), inbox: store, logger: logger)
+            .init(bundleID: bundleID, appAppleID: appAppleID, sharedSecret: secret, trustedRoots: AppleRootCertificate.defaultRoots + roots), inbox: store, logger: logger)
         let scheme = tls == nil ? "http" : "https"
         // With event_endpoints in the config file, the deliverer runs in the same group.
         let events = try EventSettings.load(settings, configPath: storeOptions.config)

@@ -185,7 +185,7 @@ import StatusPolling
         let path = directory.appendingPathComponent("new.sqlite").path
         let first = try await statusPoller(["migrate", "--database", path])
         #expect(first.status == 0)
-        #expect(first.stdout == "applied 15 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry, and a user's every row on an upload, v6: the lapsed sweep, v7: who brought an answer, and the newer answer wins, v8: App Store Server Notifications, v9: notification history checkpoints, v10: rows with fresh Apple data, v11: the build of each run, v12: the chain's transactions, and Apple's status as the check, v13: events outbox, v14: renewal extensions, v15: consumption requests\n")
+        #expect(first.stdout == "applied 16 migration(s) to \(path): v1: subscriptions and entitlements, v2: run history, audit trail, backfill targets, v3: index-backed nightly selection, v4: the backend that answered, v5: hear the end of billing retry, and a user's every row on an upload, v6: the lapsed sweep, v7: who brought an answer, and the newer answer wins, v8: App Store Server Notifications, v9: notification history checkpoints, v10: rows with fresh Apple data, v11: the build of each run, v12: the chain's transactions, and Apple's status as the check, v13: events outbox, v14: renewal extensions, v15: consumption requests, v16: when an endpoint got each event\n")
         let second = try await statusPoller(["migrate", "--database", path])
         #expect(second.stdout == "schema is up to date: \(path)\n")
         let nowhere = try await statusPoller(["migrate", "--database", "/nonexistent-dir/x.sqlite"])

@@ -37,7 +37,8 @@ extension ServerAPIClient {
     }
 
     /// Sends one request for `path` to `environment`'s base URL, in the rate limit: a GET, or a
-    /// POST of `json` when given (a PUT with `put`). Throws only `CancellationError`.
+    /// POST of `json` when given (a PUT with `put`). Throws `CancellationError`, or ``RunAbort``
+    /// when no bearer token can be signed (no request could go out).
     func send(path: String, to environment: AppStoreEnvironment, json: [UInt8]? = nil, put: Bool = false) async throws -> Exchange {
         let base = environment == .production ? endpoints.production : endpoints.sandbox
         guard let endpoint = base?.appending(path: path) else {
@@ -45,9 +46,13 @@ extension ServerAPIClient {
             return .permanent(.init(.transport, "the \(environment.rawValue) Server API URL '\(url)' is not an http(s) URL"))
         }
         try await (environment == .production ? limiters.production : limiters.sandbox).acquire()
-        var headers = HTTPHeaders([
-            ("Authorization", bearer.authorization), ("Accept", "application/json"), ("User-Agent", "status-poller"),
-        ])
+        let authorization: String
+        do {
+            authorization = try bearer.authorization()
+        } catch {
+            throw RunAbort.credentialsRejected(backend: .serverAPI, detail: "\(error). The run stopped before sending a request.")
+        }
+        var headers = HTTPHeaders([("Authorization", authorization), ("Accept", "application/json"), ("User-Agent", "status-poller")])
         let response: HTTPResponse
         do {
             if let json {

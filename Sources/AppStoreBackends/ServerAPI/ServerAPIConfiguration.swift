@@ -36,7 +36,7 @@ public struct ServerAPIConfiguration: Sendable {
 
     public init(
         productionURL: String = Self.appleProductionURL, sandboxURL: String = Self.appleSandboxURL, credentials: ServerAPICredentials,
-        appAppleID: Int64? = nil, trustedRoots: [Certificate] = [AppleRootCertificate.g3], ratePerSecond: Int = Self.defaultRate,
+        appAppleID: Int64? = nil, trustedRoots: [Certificate] = AppleRootCertificate.defaultRoots, ratePerSecond: Int = Self.defaultRate,
         requestTimeout: Duration = VerifyReceiptConfiguration.defaultRequestTimeout, retry: RetryPolicy = RetryPolicy(),
         longBackoff: Duration = .seconds(5), readHistory: Bool = false
     ) {

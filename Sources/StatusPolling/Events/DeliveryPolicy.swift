@@ -4,7 +4,8 @@ public struct DeliveryPolicy: Sendable, Equatable {
     /// The first retry's delay; each further retry doubles it, up to ``maximumDelay``.
     public var firstDelay: Duration = .seconds(5)
     public var maximumDelay: Duration = .seconds(3600)
-    /// An event not delivered this long after it was written is dead-lettered (3 days).
+    /// An event not delivered this long after its endpoint got it (the fan-out: when it was
+    /// written, or when the endpoint was added) is dead-lettered (3 days).
     public var maximumAge: Duration = .seconds(3 * 86_400)
     /// Delivered events, and dead ones, are deleted this long after they were written (7 days).
     public var keepDelivered: Duration = .seconds(7 * 86_400)

@@ -180,7 +180,7 @@ public final class EventDeliverer: Sendable {
         let attempts = delivery.attempts + 1
         let jitter = random.withLock { Double($0.next() >> 11) / Double(1 << 53) }
         let next = now() + policy.delay(afterAttempt: attempts, jitter: jitter).milliseconds
-        let dead = next - delivery.writtenAtMs > policy.maximumAge.milliseconds
+        let dead = next - delivery.queuedAtMs > policy.maximumAge.milliseconds
         logger.warning(
             dead ? "event dead-lettered" : "event delivery failed",
             metadata: ["event.id": "\(delivery.eventID)", "endpoint": "\(endpoint.name)", "attempts": "\(attempts)", "error": "\(failure)"])

@@ -22,7 +22,7 @@ public struct NotificationReceiver: Sendable {
         /// Most notifications written in one transaction.
         public var maxBatch: Int
 
-        public init(bundleID: String, appAppleID: Int64? = nil, sharedSecret: SharedSecret? = nil, trustedRoots: [Certificate] = [AppleRootCertificate.g3], maxBatch: Int = 256) {
+        public init(bundleID: String, appAppleID: Int64? = nil, sharedSecret: SharedSecret? = nil, trustedRoots: [Certificate] = AppleRootCertificate.defaultRoots, maxBatch: Int = 256) {
             self.bundleID = bundleID
             self.appAppleID = appAppleID
             self.sharedSecret = sharedSecret

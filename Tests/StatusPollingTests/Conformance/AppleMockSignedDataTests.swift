@@ -96,7 +96,7 @@ import X509
     @Test func appleTestChainIsRefusedUnderThePinnedAppleRoot() async throws {
         let jws = try Apple.text("mock_signed_data/testNotification")
         await #expect(throws: SignedDataFailure(.untrustedRoot, "the chain's root is not a trusted root (L=Cupertino,ST=California,C=US)")) {
-            try await Apple.verifier(roots: [AppleRootCertificate.g3]).verifyNotification(jws, appAppleID: Apple.appAppleID)
+            try await Apple.verifier(roots: AppleRootCertificate.defaultRoots).verifyNotification(jws, appAppleID: Apple.appAppleID)
         }
     }
 

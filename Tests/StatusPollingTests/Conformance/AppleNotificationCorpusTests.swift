@@ -198,7 +198,7 @@ import Testing
     /// The same corpus under Apple Root CA - G3 instead of testCA.der: every file refused for its root.
     @Test func underThePinnedAppleRootEveryNotificationIsRefused() async throws {
         for c in Self.cases {
-            let result = try await Apple.verify(c.file, roots: [AppleRootCertificate.g3])
+            let result = try await Apple.verify(c.file, roots: AppleRootCertificate.defaultRoots)
             #expect(throws: SignedDataFailure(.untrustedRoot, "the chain's root is not a trusted root (L=Cupertino,ST=California,C=US)"), "\(c)") {
                 try result.get()
             }

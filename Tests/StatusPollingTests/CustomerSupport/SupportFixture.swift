@@ -38,7 +38,7 @@ struct SupportFixture {
                     issuerID: key.issuerID, keyID: key.keyID, key: try InAppPurchaseKey(pem: key.privateKeyPEM), bundleID: population.configuration.bundleID)
                 let configuration = ServerAPIConfiguration(
                     productionURL: endpoints.serverAPIURL, sandboxURL: endpoints.serverAPISandboxURL, credentials: credentials,
-                    appAppleID: population.configuration.appAppleID, trustedRoots: [AppleRootCertificate.g3, simulator.pki.root], ratePerSecond: 200,
+                    appAppleID: population.configuration.appAppleID, trustedRoots: AppleRootCertificate.defaultRoots + [simulator.pki.root], ratePerSecond: 200,
                     requestTimeout: VerifyReceiptTesting.patientTimeout, retry: RetryPolicy(maxAttempts: 2, initialBackoff: .milliseconds(5), maxBackoff: .milliseconds(20)))
                 try await ServerAPIClient.withClient(configuration) { client in
                     _ = try await db.store.enroll(simulator.enrolment(at: start))

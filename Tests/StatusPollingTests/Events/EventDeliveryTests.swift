@@ -118,6 +118,26 @@ import Testing
         }
     }
 
+    /// An endpoint added ten days after the events it is given (kept for it): a failure is retried,
+    /// not dead-lettered at once — the age limit counts from when the endpoint got them.
+    @Test(arguments: StoreKind.available) func anEndpointAddedLaterHasTheWholeAgeLimit(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let events = try await writeChanges(db, [("u1", 2)])
+            try await withDeliverer(db) { hook, deliverer async throws in
+                hook.advance(by: 10 * day)
+                hook.failuresAhead.withLock { $0["u1"] = 1 }
+                #expect(try await deliverer.deliverDue() == DeliveryReport(added: 2, retried: 1))
+                #expect(try await db.rows("SELECT queued_at FROM event_deliveries ORDER BY event").map { $0["queued_at"] } == [
+                    "\(t0 + 60_000 + 10 * day)", "\(t0 + 60_000 + 10 * day)",
+                ])
+                #expect(try await db.store.events(.failed, limit: 10).isEmpty)
+                hook.advance(by: 5_000)
+                #expect(try await deliverer.deliverDue() == DeliveryReport(delivered: 2))
+                #expect(hook.accepted.withLock { $0.map(\.id) } == events.map(\.id))
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available) func aRedirectIsAFailureAndIsNotFollowed(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             _ = try await writeChanges(db, [("u1", 1)])

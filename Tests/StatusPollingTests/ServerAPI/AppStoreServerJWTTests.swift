@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func headerAndClaimsAreApples() throws {
-        let token = AppStoreServerJWT.make(Self.credentials, issuedAt: Date(timeIntervalSince1970: 1_790_000_000.7), lifetime: .seconds(1800))
+        let token = try AppStoreServerJWT.make(Self.credentials, issuedAt: Date(timeIntervalSince1970: 1_790_000_000.7), lifetime: .seconds(1800))
         let (header, claims, signature, _) = try Self.parts(token)
         #expect(header.count == 3)
         #expect(header["alg"] as? String == "ES256")
@@ -40,14 +40,14 @@ import Testing
     }
 
     @Test func lifetimeIsCutToAnHour() throws {
-        let token = AppStoreServerJWT.make(Self.credentials, issuedAt: Date(timeIntervalSince1970: 1_790_000_000), lifetime: .seconds(7200))
+        let token = try AppStoreServerJWT.make(Self.credentials, issuedAt: Date(timeIntervalSince1970: 1_790_000_000), lifetime: .seconds(7200))
         let claims = try Self.parts(token).claims
         #expect(claims["exp"] as? Int == 1_790_003_600)
     }
 
     /// The raw r‖s signature, turned into DER, verifies with openssl against the public key.
     @Test func opensslVerifiesTheSignature() async throws {
-        let token = AppStoreServerJWT.make(Self.credentials, issuedAt: Date(), lifetime: .seconds(600))
+        let token = try AppStoreServerJWT.make(Self.credentials, issuedAt: Date(), lifetime: .seconds(600))
         let (_, _, raw, input) = try Self.parts(token)
         let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jwt-\(UUID().uuidString)")
@@ -72,14 +72,14 @@ import Testing
     @Test func aTokenIsReusedUntilShortlyBeforeItExpires() throws {
         let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
         let bearer = BearerToken(Self.credentials, lifetime: .seconds(1800), renewalMargin: .seconds(300), now: { clock.now })
-        let first = bearer.token()
+        let first = try bearer.token()
         clock.advance(1499)
-        #expect(bearer.token() == first)
+        #expect(try bearer.token() == first)
         clock.advance(1)  // 300 s left: renewed
-        let second = bearer.token()
+        let second = try bearer.token()
         #expect(second != first)
         #expect(try Self.parts(second).claims["iat"] as? Int == 1_790_001_500)
-        #expect(bearer.authorization == "Bearer " + second)
+        #expect(try bearer.authorization() == "Bearer " + second)
     }
 
     @Test func theKeyIsReadAndNeverPrinted() throws {

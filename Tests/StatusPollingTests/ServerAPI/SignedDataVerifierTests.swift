@@ -62,7 +62,7 @@ import X509
         let pki = try TestPKI()
         let other = try TestPKI(.init(rootName: "Another Root"))
         #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki, roots: [other.root])?.check == .untrustedRoot)
-        #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki, roots: [AppleRootCertificate.g3])?.check == .untrustedRoot)
+        #expect(await failure(pki.sign(SignedPayloads.transaction()), pki: pki, roots: AppleRootCertificate.defaultRoots)?.check == .untrustedRoot)
     }
 
     /// The third certificate is the trusted root itself, but the intermediate was issued by another
@@ -175,8 +175,28 @@ import X509
         #expect(Base64URL.decode("abcde") == nil)
     }
 
-    @Test func thePinnedRootIsAppleRootCAG3() {
-        #expect(AppleRootCertificate.g3.subject.description.contains("CN=Apple Root CA - G3"))
+    /// A pinned root whose bytes were damaged or swapped is an error that names it, never a crash
+    /// (the embedded root loads through the same function).
+    @Test func aDamagedPinnedRootIsAnErrorNotACrash() throws {
+        let fingerprint = AppleRootCertificate.g3Fingerprint
+        #expect(throws: AppleRootError.notBase64) { try AppleRootCertificate.load(base64: "", fingerprint: fingerprint) }
+        var der = Array(try #require(Data(base64Encoded: AppleRootCertificate.g3Base64)))
+        der[200] ^= 0xFF
+        let altered = AppleRootCertificate.fingerprint(der)
+        #expect(altered != fingerprint)
+        #expect(throws: AppleRootError.fingerprintMismatch(found: altered)) {
+            try AppleRootCertificate.load(base64: Data(der).base64EncodedString(), fingerprint: fingerprint)
+        }
+        let notDER: [UInt8] = Array("not a certificate".utf8)
+        let unparsed = #expect(throws: AppleRootError.self) {
+            try AppleRootCertificate.load(base64: Data(notDER).base64EncodedString(), fingerprint: AppleRootCertificate.fingerprint(notDER))
+        }
+        guard case .notACertificate? = unparsed else { Issue.record("expected notACertificate, got \(String(describing: unparsed))"); return }
+        #expect(try AppleRootCertificate.load(base64: AppleRootCertificate.g3Base64, fingerprint: fingerprint) == AppleRootCertificate.g3.get())
+    }
+
+    @Test func thePinnedRootIsAppleRootCAG3() throws {
+        #expect(try AppleRootCertificate.g3.get().subject.description.contains("CN=Apple Root CA - G3"))
         #expect(AppleRootCertificate.fingerprint(Array(Data(base64Encoded: AppleRootCertificate.g3Base64)!)) == AppleRootCertificate.g3Fingerprint)
     }
 }

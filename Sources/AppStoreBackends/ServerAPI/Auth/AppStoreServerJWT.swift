@@ -24,16 +24,39 @@ public enum AppStoreServerJWT {
     }
 
     /// A token issued at `issuedAt`, valid for `lifetime` (at most an hour).
-    public static func make(_ credentials: ServerAPICredentials, issuedAt: Date, lifetime: Duration) -> String {
+    public static func make(_ credentials: ServerAPICredentials, issuedAt: Date, lifetime: Duration) throws(BearerTokenError) -> String {
         let iat = Int64(issuedAt.timeIntervalSince1970.rounded(.down))
         let seconds = min(lifetime, maxLifetime).components.seconds
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding these two fixed shapes of strings and integers cannot fail.
-        let header = try! encoder.encode(Header(kid: credentials.keyID))
-        let claims = try! encoder.encode(Claims(iss: credentials.issuerID, iat: iat, exp: iat + seconds, bid: credentials.bundleID))
+        let header: Data, claims: Data
+        do {
+            header = try encoder.encode(Header(kid: credentials.keyID))
+            claims = try encoder.encode(Claims(iss: credentials.issuerID, iat: iat, exp: iat + seconds, bid: credentials.bundleID))
+        } catch {
+            throw .encoding("\(error)")
+        }
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
-        let signature = try! credentials.key.signingKey.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        do {
+            let signature = try credentials.key.signingKey.signature(for: Data(signingInput.utf8))
+            return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+        } catch {
+            throw .signing("\(error)")
+        }
+    }
+}
+
+/// Why no bearer token could be made: the run cannot ask the Server API anything.
+public enum BearerTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The header or claims did not encode (never seen: they are fixed shapes of strings and integers).
+    case encoding(String)
+    /// The In-App Purchase key did not sign.
+    case signing(String)
+
+    public var description: String {
+        switch self {
+        case .encoding(let why): "the Server API's bearer token could not be encoded (\(why))"
+        case .signing(let why): "the In-App Purchase key could not sign the Server API's bearer token (\(why)): check the .p8 file (APPSTORE_PRIVATE_KEY or --private-key-file)"
+        }
     }
 }

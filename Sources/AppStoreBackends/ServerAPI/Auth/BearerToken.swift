@@ -23,14 +23,14 @@ public final class BearerToken: Sendable {
     }
 
     /// The `Authorization` value: "Bearer <JWT>".
-    public var authorization: String { "Bearer " + token() }
+    public func authorization() throws(BearerTokenError) -> String { "Bearer " + (try token()) }
 
     /// A token with more than `renewalMargin` left.
-    public func token() -> String {
+    public func token() throws(BearerTokenError) -> String {
         let instant = now()
-        return current.withLock { current in
+        return try current.withLock { current throws(BearerTokenError) in
             if let current, current.expires.timeIntervalSince(instant) > Double(renewalMargin.components.seconds) { return current.token }
-            let token = AppStoreServerJWT.make(credentials, issuedAt: instant, lifetime: lifetime)
+            let token = try AppStoreServerJWT.make(credentials, issuedAt: instant, lifetime: lifetime)
             let issued = Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down))
             current = (token, issued.addingTimeInterval(Double(lifetime.components.seconds)))
             return token

@@ -20,16 +20,46 @@ public enum AppleRootCertificate {
         6BgD56KyKA==
         """
 
-    /// Apple Root CA - G3, parsed. Traps if the embedded bytes ever stop matching the fingerprint:
-    /// a build that trusts another root must never run.
-    public static let g3: Certificate = {
-        let der = Array(Data(base64Encoded: g3Base64)!)
-        precondition(fingerprint(der) == g3Fingerprint, "the pinned Apple Root CA - G3 does not match its fingerprint")
-        return try! Certificate(derEncoded: der)
-    }()
+    /// Apple Root CA - G3, parsed and checked against its fingerprint; an error, never a crash, if
+    /// the embedded bytes ever stop matching — a build that trusts another root must never verify.
+    public static let g3: Result<Certificate, AppleRootError> = Result { () throws(AppleRootError) in
+        try load(base64: g3Base64, fingerprint: g3Fingerprint)
+    }
+
+    /// The roots a verifier trusts unless given test roots: Apple Root CA - G3, or none when it
+    /// could not be loaded (every payload is then refused as `untrusted_root`, saying why).
+    public static var defaultRoots: [Certificate] { (try? g3.get()).map { [$0] } ?? [] }
+
+    /// A pinned root from its DER in base64, refused unless its SHA-256 is `fingerprint`.
+    static func load(base64: String, fingerprint expected: String) throws(AppleRootError) -> Certificate {
+        guard let data = Data(base64Encoded: base64, options: .ignoreUnknownCharacters), !data.isEmpty else { throw .notBase64 }
+        let der = Array(data)
+        let found = fingerprint(der)
+        guard found == expected else { throw .fingerprintMismatch(found: found) }
+        do {
+            return try Certificate(derEncoded: der)
+        } catch {
+            throw .notACertificate("\(error)")
+        }
+    }
 
     /// "AB:CD:…": the SHA-256 of `der` the way certificate viewers print it.
     public static func fingerprint(_ der: [UInt8]) -> String {
         SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+}
+
+/// Why the pinned Apple root could not be loaded (a damaged or tampered binary).
+public enum AppleRootError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notBase64
+    case fingerprintMismatch(found: String)
+    case notACertificate(String)
+
+    public var description: String {
+        switch self {
+        case .notBase64: "the pinned Apple Root CA - G3 is not base64: this build is damaged; reinstall the package"
+        case .fingerprintMismatch(let found): "the pinned Apple Root CA - G3 has SHA-256 \(found), not Apple's published \(AppleRootCertificate.g3Fingerprint): this build is damaged or altered; reinstall the package"
+        case .notACertificate(let why): "the pinned Apple Root CA - G3 matches its fingerprint but does not parse (\(why)): reinstall the package"
+        }
     }
 }

@@ -10,6 +10,9 @@ extension SignedDataVerifier {
     /// root there (same name and key, other serial and dates). Validity is checked apart, at each
     /// payload's own `signedDate`, over the certificates of the path found.
     func verifiedChain(_ x5c: [String]) async throws(SignedDataFailure) -> VerifiedChain {
+        if trustedRoots.isEmpty, case .failure(let error) = AppleRootCertificate.g3 {
+            throw SignedDataFailure(.untrustedRoot, "no root is trusted: \(error)")
+        }
         let leaf = try Self.certificate(x5c, 0)
         let intermediate = try Self.certificate(x5c, 1)
         var verifier = Verifier(rootCertificates: CertificateStore(trustedRoots)) {

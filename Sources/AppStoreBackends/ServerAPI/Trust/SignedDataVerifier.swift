@@ -34,7 +34,7 @@ public final class SignedDataVerifier: Sendable {
     private let verifiedChains = Mutex<[String: VerifiedChain]>([:])
     private static let maxRememberedChains = 64
 
-    public init(trustedRoots: [Certificate] = [AppleRootCertificate.g3], bundleID: String) {
+    public init(trustedRoots: [Certificate] = AppleRootCertificate.defaultRoots, bundleID: String) {
         self.trustedRoots = trustedRoots
         self.bundleID = bundleID
     }

@@ -19,8 +19,8 @@ public enum EventDeliverySQL {
     /// A row for each delivery added.
     public static func addDeliveries(_ endpoint: String, after: Int64, through: Int64, dueAtMs: Int64) -> SQLStatement {
         """
-        INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at)
-        SELECT \(endpoint), id, user_id, \(dueAtMs) FROM outbound_events WHERE id > \(after) AND id <= \(through)
+        INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at, queued_at)
+        SELECT \(endpoint), id, user_id, \(dueAtMs), \(dueAtMs) FROM outbound_events WHERE id > \(after) AND id <= \(through)
         ON CONFLICT (endpoint, event) DO NOTHING
         RETURNING 1
         """
@@ -39,8 +39,8 @@ public enum EventDeliverySQL {
         WITH endpoint AS (SELECT fanned_through FROM event_endpoints WHERE endpoint = \(endpoint) FOR UPDATE),
         latest AS (SELECT max(id) AS id FROM outbound_events),
         added AS (
-            INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at)
-            SELECT \(endpoint), o.id, o.user_id, \(dueAtMs) FROM outbound_events AS o, endpoint AS e, latest AS l
+            INSERT INTO event_deliveries (endpoint, event, user_id, next_attempt_at, queued_at)
+            SELECT \(endpoint), o.id, o.user_id, \(dueAtMs), \(dueAtMs) FROM outbound_events AS o, endpoint AS e, latest AS l
             WHERE o.id > e.fanned_through AND o.id <= l.id
             ON CONFLICT (endpoint, event) DO NOTHING
             RETURNING 1
@@ -132,9 +132,9 @@ public enum EventDeliverySQL {
             UPDATE event_deliveries SET lease_owner = \(owner), lease_expires_at = \(untilMs)
             WHERE endpoint = \(endpoint) AND event IN (SELECT event FROM heads) AND state = 'pending'
                 AND (lease_expires_at IS NULL OR lease_expires_at <= \(nowMs))
-            RETURNING event, attempts
+            RETURNING event, attempts, queued_at
         )
-        SELECT t.event, o.event_id, o.user_id, o.body, t.attempts, o.at, (SELECT event FROM walk LIMIT 1)
+        SELECT t.event, o.event_id, o.user_id, o.body, t.attempts, o.at, coalesce(t.queued_at, o.at), (SELECT event FROM walk LIMIT 1)
         FROM taken AS t JOIN outbound_events AS o ON o.id = t.event ORDER BY t.event
         """
     }
@@ -143,7 +143,7 @@ public enum EventDeliverySQL {
     /// ``lease(_:events:owner:nowMs:untilMs:)``.
     public static func deliveries(_ endpoint: String, events: [Int64]) -> SQLStatement {
         """
-        SELECT d.event, o.event_id, o.user_id, o.body, d.attempts, o.at
+        SELECT d.event, o.event_id, o.user_id, o.body, d.attempts, o.at, coalesce(d.queued_at, o.at)
         FROM event_deliveries AS d JOIN outbound_events AS o ON o.id = d.event
         WHERE d.endpoint = \(endpoint) AND d.event IN (\(list: events)) ORDER BY d.event
         """
@@ -152,7 +152,7 @@ public enum EventDeliverySQL {
     public static func delivery(_ row: inout some ColumnReader) throws -> EventDelivery {
         EventDelivery(
             outboxID: try row.column(), eventID: try row.column(), userID: try row.column(), body: try row.column(),
-            attempts: Int(try row.column() as Int64), writtenAtMs: try row.column())
+            attempts: Int(try row.column() as Int64), writtenAtMs: try row.column(), queuedAtMs: try row.column())
     }
 
     /// The successes among `outcomes` in one statement (most of a busy deliverer's outcomes):
