@@ -48,7 +48,7 @@ public final class EventFeed: Sendable {
         return try await sink.withRunning(logger: logger) { port in
             var policy = DeliveryPolicy()
             policy.concurrency = 128
-            let client = EventDeliverer.makeClient(connectionsPerEndpoint: policy.concurrency)
+            let client = WebhookClient(connectionsPerEndpoint: policy.concurrency)
             var quiet = logger
             quiet.logLevel = .critical
             let endpoint = try WebhookEndpoint(name: "demo", url: "http://127.0.0.1:\(port)/events", secret: sink.secret)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import PollerCommandLine
@@ -13,10 +12,16 @@ struct EventSettings {
     var policy: DeliveryPolicy
 
     /// The deliverer of these endpoints over `store`, named after this host and process.
-    func deliverer(_ store: any PollingStore, client: HTTPClient, logger: Logger, metrics: EventMetrics? = nil) -> EventDeliverer {
+    func deliverer(_ store: any PollingStore, client: WebhookClient, logger: Logger, metrics: EventMetrics? = nil) -> EventDeliverer {
         EventDeliverer(
             outbox: store, endpoints: endpoints, policy: policy, owner: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)",
             client: client, logger: logger, metrics: metrics)
+    }
+
+    /// The deliverer's HTTP, through the egress proxy of the environment for the endpoints its
+    /// rules send there, as the App Store clients go.
+    func client() throws -> WebhookClient {
+        WebhookClient(connectionsPerEndpoint: policy.concurrency, endpoints: endpoints, proxy: try AppStoreSettings.proxy())
     }
 
     static func load(_ settings: Settings, configPath: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EventSettings {

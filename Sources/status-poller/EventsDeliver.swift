@@ -40,7 +40,7 @@ struct EventsDeliver: AsyncParsableCommand {
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
         }
-        let client = EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
+        let client = try events.client()
         let metrics = output.metricsFile.map { EventMetrics(file: $0) }
         let deliverer = events.deliverer(store, client: client, logger: logger, metrics: metrics)
         do {

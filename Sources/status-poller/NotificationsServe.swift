@@ -82,7 +82,7 @@ struct NotificationsServe: AsyncParsableCommand {
         let scheme = tls == nil ? "http" : "https"
         // With event_endpoints in the config file, the deliverer runs in the same group.
         let events = try EventSettings.load(settings, configPath: storeOptions.config)
-        let client = events.endpoints.isEmpty ? nil : EventDeliverer.makeClient(connectionsPerEndpoint: events.policy.concurrency)
+        let client = events.endpoints.isEmpty ? nil : try events.client()
         // The deliverer's metrics join the receiver's on its /metrics.
         let metrics = ReceiverMetrics()
         var alongside = client.map {

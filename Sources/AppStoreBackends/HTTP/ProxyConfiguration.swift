@@ -11,7 +11,7 @@ public struct ProxyConfiguration: Sendable, Equatable {
         public var host: String
         public var port: Int
         /// `Basic base64(user:password)`, or nil when the proxy URL carries no user.
-        var authorization: String?
+        package var authorization: String?
 
         public init(host: String, port: Int, user: String? = nil, password: String? = nil) {
             self.host = host

@@ -14,15 +14,15 @@ public final class EventDeliverer: Sendable {
     let policy: DeliveryPolicy
     /// This deliverer's name on the deliveries it leases (host and pid).
     let owner: String
-    let client: HTTPClient
+    let client: WebhookClient
     let now: @Sendable () -> Int64
     let random: Mutex<SplitMix64>
     let logger: Logger
     let metrics: EventMetrics?
 
-    /// `client` must not follow redirects (``makeClient()``); the caller shuts it down.
+    /// The caller shuts `client` down.
     public init(
-        outbox: any EventOutbox, endpoints: [WebhookEndpoint], policy: DeliveryPolicy = DeliveryPolicy(), owner: String, client: HTTPClient,
+        outbox: any EventOutbox, endpoints: [WebhookEndpoint], policy: DeliveryPolicy = DeliveryPolicy(), owner: String, client: WebhookClient,
         now: @escaping @Sendable () -> Int64 = EventDeliverer.wallClock, random: SplitMix64 = SplitMix64(), logger: Logger,
         metrics: EventMetrics? = nil
     ) {
@@ -35,15 +35,6 @@ public final class EventDeliverer: Sendable {
         self.random = Mutex(random)
         self.logger = logger
         self.metrics = metrics
-    }
-
-    /// The client the deliverer wants: no redirect followed (a 3xx is a failure), no cookies, and
-    /// as many connections to an endpoint as deliveries in flight (AsyncHTTPClient's default is 8).
-    public static func makeClient(connectionsPerEndpoint: Int = DeliveryPolicy().concurrency) -> HTTPClient {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerEndpoint, 1))
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     @Sendable public static func wallClock() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
@@ -166,7 +157,7 @@ public final class EventDeliverer: Sendable {
         var status: Int?
         var failure: String
         do {
-            let response = try await client.execute(request, timeout: .milliseconds(policy.requestTimeout.milliseconds))
+            let response = try await client.client(for: endpoint).execute(request, timeout: .milliseconds(policy.requestTimeout.milliseconds))
             status = Int(response.status.code)
             // Read (to reuse the connection) and dropped: the endpoint's answer is never kept.
             _ = try? await response.body.collect(upTo: 64 * 1024)

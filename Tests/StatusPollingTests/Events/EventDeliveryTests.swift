@@ -36,7 +36,7 @@ import Testing
     ) async throws -> R {
         let hook = try WebhookHook(clockMs: t0 + 60_000)
         return try await withLoopbackServer(hook.router) { port in
-            let client = EventDeliverer.makeClient()
+            let client = WebhookClient()
             var logger = Logger(label: "deliverer")
             logger.logLevel = .critical
             let endpoint = try WebhookEndpoint(name: "web", url: "http://127.0.0.1:\(port)/\(path)", secret: hook.secret)

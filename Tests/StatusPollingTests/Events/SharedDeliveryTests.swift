@@ -38,7 +38,7 @@ struct SharedDeliveryTests {
             // Every fourth user's first request fails: its later events wait for the retry.
             hook.failuresAhead.withLock { ahead in for user in stride(from: 0, to: 20, by: 4) { ahead["u\(user)"] = 1 } }
             try await withLoopbackServer(hook.router) { port in
-                let client = EventDeliverer.makeClient()
+                let client = WebhookClient()
                 var logger = Logger(label: "deliverers")
                 logger.logLevel = .critical
                 let endpoint = try WebhookEndpoint(name: "web", url: "http://127.0.0.1:\(port)/hook", secret: hook.secret)

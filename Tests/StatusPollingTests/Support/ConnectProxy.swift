@@ -10,6 +10,8 @@ final class ConnectProxy: Sendable {
     struct Record: Sendable, Equatable {
         /// Tunnels opened (200), by target `host:port`.
         var tunnels: [String] = []
+        /// Every target a `CONNECT` asked for, opened or not.
+        var requested: [String] = []
         /// CONNECTs answered 407.
         var refused = 0
         /// Every `Proxy-Authorization` header received, as sent.
@@ -79,6 +81,7 @@ final class ConnectProxy: Sendable {
                 try await outbound.write(ByteBuffer(string: "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
                 return
             }
+            record.withLock { $0.requested.append(String(request[1])) }
             if let refusal {
                 record.withLock { $0.refused += 1 }
                 try await outbound.write(ByteBuffer(string: "HTTP/1.1 \(refusal)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))

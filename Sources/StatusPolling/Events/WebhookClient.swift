@@ -1,0 +1,50 @@
+import AppStoreBackends
+import AsyncHTTPClient
+
+/// The deliverer's HTTP (AsyncHTTPClient): no redirect followed (a 3xx is a failure), no cookies,
+/// as many connections to an endpoint as deliveries in flight (AsyncHTTPClient's default is 8) —
+/// and the egress proxy the App Store clients use (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`): an
+/// endpoint the rules send through it goes through a second client that tunnels there (`CONNECT`,
+/// TLS end to end); a loopback endpoint never does. The caller shuts it down.
+public final class WebhookClient: Sendable {
+    private let direct: HTTPClient
+    private let proxied: HTTPClient?
+    /// The endpoints, by name, that go through the proxy.
+    public let proxiedEndpoints: Set<String>
+
+    public init(connectionsPerEndpoint: Int = DeliveryPolicy().concurrency, endpoints: [WebhookEndpoint] = [], proxy: ProxyConfiguration? = nil) {
+        let routes = endpoints.compactMap { endpoint in Self.proxy(for: endpoint, in: proxy).map { (endpoint.name, $0) } }
+        direct = Self.client(connectionsPerEndpoint: connectionsPerEndpoint, proxy: nil)
+        // Endpoints are HTTPS unless on loopback, so every proxied one goes through HTTPS_PROXY.
+        proxied = routes.first.map { Self.client(connectionsPerEndpoint: connectionsPerEndpoint, proxy: $0.1) }
+        proxiedEndpoints = Set(routes.map(\.0))
+    }
+
+    /// The proxy `endpoint` goes through, nil for a direct connection.
+    static func proxy(for endpoint: WebhookEndpoint, in configuration: ProxyConfiguration?) -> ProxyConfiguration.Proxy? {
+        guard let configuration, let host = endpoint.url.host, !WebhookEndpoint.isLoopback(host),
+            let target = HTTPEndpoint(endpoint.url.absoluteString)
+        else { return nil }
+        return configuration.proxy(for: target)
+    }
+
+    func client(for endpoint: WebhookEndpoint) -> HTTPClient {
+        proxiedEndpoints.contains(endpoint.name) ? proxied ?? direct : direct
+    }
+
+    public func shutdown() async throws {
+        try await direct.shutdown()
+        try await proxied?.shutdown()
+    }
+
+    private static func client(connectionsPerEndpoint: Int, proxy: ProxyConfiguration.Proxy?) -> HTTPClient {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(connectionsPerEndpoint, 1))
+        if let proxy {
+            let credentials = proxy.authorization.map { String($0.dropFirst("Basic ".count)) }
+            configuration.proxy = .server(host: proxy.host, port: proxy.port, authorization: credentials.map { .basic(credentials: $0) })
+        }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}
