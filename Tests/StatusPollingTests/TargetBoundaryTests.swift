@@ -6,7 +6,7 @@ import Testing
 /// (SwiftPM lets a target import any module built before it), the core free of I/O, and each
 /// database driver in its store.
 @Suite struct TargetBoundaryTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized
+    static let sources = StoreBoundaryTests.sources
 
     /// The package's own modules each target may import.
     static let allowed: [String: Set<String>] = [

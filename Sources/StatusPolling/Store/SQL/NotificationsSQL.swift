@@ -86,7 +86,7 @@ public enum NotificationsSQL {
             return settlements.map { s in
                 SQLStatement(sqlite: settleSQLite, [
                     .init(s.outcome.rawValue), .init(s.subscriptionID), .init(s.signedPayload), .init(s.appleStatus),
-                    .init(s.statusAgrees.map { $0 ? 1 : 0 }), .init(s.id),
+                    .init(s.statusAgrees), .init(s.id),
                 ])
             }
         case .postgres:

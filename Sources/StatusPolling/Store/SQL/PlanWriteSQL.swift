@@ -68,7 +68,7 @@ enum PlanWriteSQL {
         var values = contractValues(state)
         values += [
             .init(plan.transactionAsOfMs), .init(latestReceipt), .init(appleStateAtMs), .init(plan.atMs), .init(plan.atMs), .init(status.code),
-            .init(status.backend.rawValue), .init(plan.keepsUploadedReceiptDue ? 1 : 0), .init(plan.asksApple ? 1 : 0), .init(id),
+            .init(status.backend.rawValue), .init(plan.keepsUploadedReceiptDue), .init(plan.asksApple), .init(id),
         ]
         return SQLStatement(sqlite: verifiedSQLite, values)
     }

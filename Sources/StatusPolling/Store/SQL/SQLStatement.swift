@@ -104,7 +104,7 @@ public struct SQLStatement: Sendable, Equatable, ExpressibleByStringInterpolatio
 
         /// A flag as 0 or 1.
         public mutating func appendInterpolation(_ value: Bool?) {
-            bind(value.map { .integer($0 ? 1 : 0) } ?? .null)
+            bind(SQLValue(value))
         }
 
         /// Each of `values` bound, separated by commas: the inside of `IN (…)` (at least one value).

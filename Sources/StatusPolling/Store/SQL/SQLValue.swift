@@ -19,12 +19,15 @@ extension SQLValue {
     /// An integer, or NULL.
     public init(_ value: Int?) { self = value.map { .integer(Int64($0)) } ?? .null }
 
+    /// A flag as both stores hold it: 0 or 1, or NULL.
+    public init(_ value: Bool?) { self.init(value.map { $0 ? 1 : 0 }) }
+
     /// A contract value as both stores hold it: a flag as 0/1.
     public init(_ value: ContractValue) {
         switch value {
         case .text(let text): self.init(text)
         case .number(let number): self.init(number)
-        case .flag(let flag): self.init(flag.map { $0 ? 1 : 0 })
+        case .flag(let flag): self.init(flag)
         case .time(let ms): self.init(ms)
         }
     }
