@@ -28,13 +28,14 @@ package enum Composition {
         package static var host: Worker { Worker(name: ProcessInfo.processInfo.hostName, leaseDuration: PostgreSQLDatabase.defaultLeaseDuration) }
     }
 
-    /// The database `--database` names: a `postgres://` or `postgresql://` URL, else a SQLite file path.
-    package static func database(_ location: String, worker: Worker = .host) throws -> any PollingDatabase {
-        guard isPostgres(location) else { return SQLiteDatabase(path: location) }
-        return try postgres(location, worker: worker)
+    /// The database `--database` names: a `postgres://` or `postgresql://` URL, else a SQLite file
+    /// path; its writers fill the outbox when `writesOutbox` (``SQLStore/writesOutbox``).
+    package static func database(_ location: String, worker: Worker = .host, writesOutbox: Bool) throws -> any PollingDatabase {
+        guard isPostgres(location) else { return SQLiteDatabase(path: location, writesOutbox: writesOutbox) }
+        return try postgres(location, worker: worker, writesOutbox: writesOutbox)
     }
 
-    package static func postgres(_ location: String, worker: Worker) throws -> PostgreSQLDatabase {
+    package static func postgres(_ location: String, worker: Worker, writesOutbox: Bool = true) throws -> PostgreSQLDatabase {
         let parsed: PostgresLocation
         do {
             parsed = try PostgresLocation(location)
@@ -44,7 +45,7 @@ package enum Composition {
         // PostgresNIO logs queries with their values at debug level: receipts must not reach a log.
         var logger = Logger(label: "status-poller.postgres")
         logger.logLevel = .warning
-        return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, logger: logger)
+        return PostgreSQLDatabase(location: parsed, worker: worker.name, leaseDuration: worker.leaseDuration, writesOutbox: writesOutbox, logger: logger)
     }
 
     /// Whether `location` names a PostgreSQL database (a `postgres://` or `postgresql://` URL).

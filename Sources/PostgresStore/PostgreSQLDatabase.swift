@@ -12,6 +12,8 @@ public struct PostgreSQLDatabase: PollingDatabase {
     public let worker: String
     /// How long a lease lasts (`--lease-seconds`).
     public let leaseDuration: Duration
+    /// Whether the store's writers fill the outbox (``SQLStore/writesOutbox``).
+    public let writesOutbox: Bool
     public let logger: Logger
 
     /// The lease length unless configured: long enough for a slow App Store and retries, short
@@ -20,10 +22,14 @@ public struct PostgreSQLDatabase: PollingDatabase {
 
     public var name: String { location.name }
 
-    public init(location: PostgresLocation, worker: String, leaseDuration: Duration = Self.defaultLeaseDuration, logger: Logger = Logger(label: "status-poller.postgres")) {
+    public init(
+        location: PostgresLocation, worker: String, leaseDuration: Duration = Self.defaultLeaseDuration, writesOutbox: Bool = true,
+        logger: Logger = Logger(label: "status-poller.postgres")
+    ) {
         self.location = location
         self.worker = worker
         self.leaseDuration = leaseDuration
+        self.writesOutbox = writesOutbox
         self.logger = logger
     }
 
@@ -46,7 +52,7 @@ public struct PostgreSQLDatabase: PollingDatabase {
             connector.close()
             throw error
         }
-        return PostgresSubscriptionStore(connector: connector, worker: worker, leaseDuration: leaseDuration)
+        return PostgresSubscriptionStore(connector: connector, worker: worker, leaseDuration: leaseDuration, writesOutbox: writesOutbox)
     }
 
     public func acquireRunLock(holder: RunLock.Holder) async throws -> any RunLease {

@@ -9,6 +9,8 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
     let connector: PostgresConnector
     /// This process's worker name (the owner written on the rows it leases) and its leases' length.
     let share: WorkShare
+    /// See ``SQLStore/writesOutbox``.
+    public let writesOutbox: Bool
     /// When the event deliverer refreshes the deliveries' statistics.
     let deliveryStatistics = DeliveryStatistics()
     /// Where the event deliverer's takes start their walk.
@@ -16,9 +18,10 @@ public final class PostgresSubscriptionStore: PollingStore, LeasingStore {
     var logger: Logger { connector.logger }
     public var name: String { connector.location.name }
 
-    init(connector: PostgresConnector, worker: String, leaseDuration: Duration) {
+    init(connector: PostgresConnector, worker: String, leaseDuration: Duration, writesOutbox: Bool) {
         self.connector = connector
         share = WorkShare(worker: worker, leaseDuration: leaseDuration)
+        self.writesOutbox = writesOutbox
     }
 
     /// Runs statements outside a transaction: reads, and writes of one statement (its own transaction).

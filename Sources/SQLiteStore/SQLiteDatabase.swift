@@ -6,9 +6,14 @@ import StatusPolling
 /// `flock` on a file beside it (``RunLock``).
 public struct SQLiteDatabase: PollingDatabase {
     public let path: String
+    /// Whether the store's writers fill the outbox (``SQLStore/writesOutbox``).
+    public let writesOutbox: Bool
     public var name: String { path }
 
-    public init(path: String) { self.path = path }
+    public init(path: String, writesOutbox: Bool = true) {
+        self.path = path
+        self.writesOutbox = writesOutbox
+    }
 
     public func migrate() async throws -> [String] {
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
@@ -17,7 +22,7 @@ public struct SQLiteDatabase: PollingDatabase {
     }
 
     public func open() async throws -> any PollingStore {
-        try SQLiteSubscriptionStore.open(path: path)
+        try SQLiteSubscriptionStore.open(path: path, writesOutbox: writesOutbox)
     }
 
     public func acquireRunLock(holder: RunLock.Holder) async throws -> any RunLease {

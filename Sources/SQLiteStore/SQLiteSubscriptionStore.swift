@@ -7,13 +7,16 @@ import StatusPolling
 public final class SQLiteSubscriptionStore: PollingStore {
     let pool: DatabasePool
     public let path: String
+    /// See ``SQLStore/writesOutbox``.
+    public let writesOutbox: Bool
 
     /// How long a connection waits for a lock held by another process (the web service, a backfill).
     public static let defaultBusyTimeout: TimeInterval = 10
 
-    private init(pool: DatabasePool, path: String) {
+    private init(pool: DatabasePool, path: String, writesOutbox: Bool = true) {
         self.pool = pool
         self.path = path
+        self.writesOutbox = writesOutbox
     }
 
     /// Opens (creating if needed) the database at `path` and applies every pending migration.
@@ -30,7 +33,7 @@ public final class SQLiteSubscriptionStore: PollingStore {
 
     /// Opens an existing, fully migrated database. Never creates one: a typo in `--database` must
     /// not silently poll an empty file.
-    public static func open(path: String, busyTimeout: TimeInterval = defaultBusyTimeout) throws -> SQLiteSubscriptionStore {
+    public static func open(path: String, busyTimeout: TimeInterval = defaultBusyTimeout, writesOutbox: Bool = true) throws -> SQLiteSubscriptionStore {
         guard FileManager.default.fileExists(atPath: path) else { throw StoreError.missing(path: path) }
         let pool = try openPool(path: path, busyTimeout: busyTimeout)
         let migrator = SQLiteSchema.migrator
@@ -43,7 +46,7 @@ public final class SQLiteSubscriptionStore: PollingStore {
                 }
             }
         }
-        return SQLiteSubscriptionStore(pool: pool, path: path)
+        return SQLiteSubscriptionStore(pool: pool, path: path, writesOutbox: writesOutbox)
     }
 
     /// A database migrated by a newer binary is never touched: its meaning may have changed.

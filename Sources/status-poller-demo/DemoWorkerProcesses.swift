@@ -91,6 +91,8 @@ struct DemoWorkerProcesses: NightWorkers {
         environment["APPSTORE_SHARED_SECRET"] = night.simulator.population.configuration.sharedSecret
         if night.configuration.backend != .verifyReceipt { environment["APPSTORE_PRIVATE_KEY"] = night.simulator.serverAPIKey.privateKeyPEM }
         if let password { environment["PGPASSWORD"] = password }
+        // The demo's deliverer reads the outbox the workers' changes write (`--events`).
+        if night.configuration.events { environment["STATUS_POLLER_EVENT_OUTBOX"] = "true" }
         return environment
     }
 

@@ -82,7 +82,8 @@ extension StatusPoller {
                 maxRate: maxRate,
                 recordedOptions: appStore.recorded.merging(recorded) { $1 }.merging(maxRate.map { ["max_rate": String($0)] } ?? [:]) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
-            try await PollCommand(database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
+            try await PollCommand(
+                database: database, worker: try workerOptions.settings(settings), writesOutbox: storeOptions.writesOutbox(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job, readHistory: true).execute()
         }
     }
 }

@@ -39,6 +39,15 @@ struct EventSettings {
         return EventSettings(endpoints: try endpoints(configPath: configPath ?? environment["STATUS_POLLER_CONFIG"], environment: environment), policy: policy)
     }
 
+    /// Whether the config file names an endpoint, its secrets unread: a run needs to know only
+    /// that the outbox has a reader.
+    static func hasEndpoints(configPath: String?) -> Bool {
+        guard let configPath, let data = FileManager.default.contents(atPath: configPath),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["event_endpoints"] as? [String: Any]
+        else { return false }
+        return !list.isEmpty
+    }
+
     static func endpoints(configPath: String?, environment: [String: String]) throws -> [WebhookEndpoint] {
         guard let configPath, let data = FileManager.default.contents(atPath: configPath),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["event_endpoints"]

@@ -36,7 +36,7 @@ struct EventsDeliver: AsyncParsableCommand {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
         let store: any PollingStore
         do {
-            store = try await Composition.database(database).open()
+            store = try await Composition.database(database, writesOutbox: true).open()
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
         }

@@ -14,7 +14,7 @@ extension StatusPoller {
             let location = try storeOptions.databasePath(try await storeOptions.settings())
             let database = Composition.displayName(location)
             do {
-                let applied = try await Composition.database(location).migrate()
+                let applied = try await Composition.database(location, writesOutbox: false).migrate()
                 print(applied.isEmpty ? "schema is up to date: \(database)" : "applied \(applied.count) migration(s) to \(database): \(applied.joined(separator: ", "))")
             } catch let failure as CommandFailure {
                 throw failure  // a malformed URL

@@ -73,7 +73,7 @@ struct NotificationsServe: AsyncParsableCommand {
         let logger = LogSetup.make(level: output.logLevel, format: output.logFormat)
         let store: any PollingStore
         do {
-            store = try await Composition.database(database).open()
+            store = try await Composition.database(database, writesOutbox: storeOptions.writesOutbox(settings)).open()
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
         }

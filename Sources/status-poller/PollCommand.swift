@@ -11,6 +11,8 @@ import StatusPolling
 struct PollCommand {
     var database: String
     var worker: Composition.Worker
+    /// Whether the run's writers fill the outbox (`StoreOptions.writesOutbox`).
+    var writesOutbox: Bool
     var appStore: AppStoreSettings
     var output: OutputSettings
     var serverAPI: ServerAPISettings
@@ -36,7 +38,7 @@ struct PollCommand {
         }
         job.version = BuildInfo.summary
         job.recordedOptions.merge(serverAPI.recorded) { $1 }
-        let database = try Composition.database(self.database, worker: worker)
+        let database = try Composition.database(self.database, worker: worker, writesOutbox: writesOutbox)
         let catchUp = catchesUpFirst && !job.dryRun ? catchUpConfiguration(logger: logger) : nil
         // Workers of one PostgreSQL database share --server-api-rate: each sends its share.
         let sharing = backends.serverAPI == nil ? nil : try Composition.rateSharingWorkers(self.database, worker: worker)

@@ -82,7 +82,7 @@ extension StatusPoller {
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
             try await PollCommand(
-                database: database, worker: try workerOptions.settings(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job,
+                database: database, worker: try workerOptions.settings(settings), writesOutbox: storeOptions.writesOutbox(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job,
                 catchesUpFirst: try settings.onOff(notificationHistory, "notification_history", default: .on) == .on
             ).execute()
         }

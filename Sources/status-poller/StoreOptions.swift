@@ -43,6 +43,13 @@ struct StoreOptions: ParsableArguments {
         return try settings.required(database, "database", flag: "--database")
     }
 
+    /// Whether this command's writers fill the outbox: only when something reads it — an endpoint
+    /// in the config file (`event_endpoints`), or `event_outbox` for a web service that reads
+    /// `outbound_events` or listens for its NOTIFY itself (docs/EVENTS.md).
+    func writesOutbox(_ settings: Settings, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        settings.flag(false, "event_outbox") || EventSettings.hasEndpoints(configPath: config ?? environment["STATUS_POLLER_CONFIG"])
+    }
+
     /// Opens the migrated database, runs `body`, closes it. A database that cannot be opened ends
     /// the command with the store's exit code (2 for a configuration error, 3 when locked) and
     /// its message, which says what to do.
@@ -50,7 +57,7 @@ struct StoreOptions: ParsableArguments {
         let path = try databasePath(settings)
         let store: any PollingStore
         do {
-            store = try await Composition.database(path).open()
+            store = try await Composition.database(path, writesOutbox: writesOutbox(settings)).open()
         } catch let error as StoreError {
             throw exitError(error.exitCode, "\(error)")
         } catch let failure as CommandFailure {

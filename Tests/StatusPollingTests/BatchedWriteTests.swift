@@ -132,7 +132,7 @@ import Testing
         odd.renewalBillingPlanType = "BILLED_UPFRONT"
         let decoded = try JSONDecoder().decode(SubscriptionState.self, from: Data(odd.auditJSON.utf8))
         #expect(decoded == odd)
-        #expect(SubscriptionState.unverified.auditJSON == #"{"auto_renew_product_id":null,"auto_renew_status":null,"billing_plan_type":null,"cancelled_at":null,"commitment_expires_at":null,"commitment_period":null,"commitment_periods":null,"environment":null,"expiration_intent":null,"expires_at":null,"grace_period_expires_at":null,"in_app_ownership_type":null,"is_in_billing_retry":false,"original_transaction_id":null,"product_id":null,"purchased_at":null,"renewal_billing_plan_type":null,"transaction_id":null}"#)
+        #expect(SubscriptionState.unverified.auditJSON == #"{"is_in_billing_retry":false}"#)
     }
 
     /// The nightly selection must read indexes, never walk the table (and its receipts).

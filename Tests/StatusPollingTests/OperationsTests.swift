@@ -240,6 +240,34 @@ import Testing
         }
     }
 
+    /// The outbox is written only when something reads it: a run without an endpoint or
+    /// `event_outbox` writes its changes and their audit rows but no event; `event_outbox` (here
+    /// from the environment) or an endpoint in the config file (its secret not even read) turn it on.
+    @Test func theRunWritesTheOutboxOnlyForAReader() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let config = db.directory.appendingPathComponent("config.json").path
+                try Data(#"{"event_endpoints": {"web": {"url": "https://hooks.example.com/", "secret_file": "/nonexistent"}}}"#.utf8)
+                    .write(to: URL(fileURLWithPath: config))
+                let nights: [(user: String, options: [String], environment: [String: String])] = [
+                    ("a", [], [:]), ("b", [], ["STATUS_POLLER_EVENT_OUTBOX": "true"]), ("c", ["--config", config], [:]),
+                ]
+                var counts: [String] = []
+                for night in nights {
+                    try db.insert(userID: night.user, receipt: "R\(night.user)")
+                    await server.script("R\(night.user)", [.json(valid("o\(night.user)"))])
+                    let run = try await StatusPollerProcess.launch(
+                        ["run"] + common(db, production, sandbox) + night.options, environment: secret.merging(night.environment) { $1 }).outcome()
+                    #expect(run.status == 0, "\(run.stderr)")
+                    counts.append(try await db.webService.read { d in try String.fetchOne(d, sql: "SELECT group_concat(user_id) FROM outbound_events") } ?? "")
+                }
+                #expect(counts == ["", "b", "b,c"])
+                let trail = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT user_id || ':' || reason FROM subscription_events ORDER BY id") }
+                #expect(trail == ["a:first_verified", "b:first_verified", "c:first_verified"])
+            }
+        }
+    }
+
     @Test func enrollThenShow() async throws {
         try await withTemporaryDatabase { db in
             let receiptFile = db.directory.appendingPathComponent("receipt.b64")

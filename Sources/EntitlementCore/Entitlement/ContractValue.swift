@@ -34,6 +34,16 @@ public enum ContractValue: Sendable, Equatable {
         }
     }
 
+    /// Whether the column holds NULL.
+    public var isNull: Bool {
+        switch self {
+        case .text(let value): value == nil
+        case .number(let value): value == nil
+        case .flag(let value): value == nil
+        case .time(let value): value == nil
+        }
+    }
+
     /// The text, when this is a text value.
     public var text: String? { if case .text(let value) = self { value } else { nil } }
     /// The number, when this is a number value.

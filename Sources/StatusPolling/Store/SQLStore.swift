@@ -18,6 +18,11 @@ public protocol SQLStore: Sendable {
     /// targets); nil when a run has the database to itself.
     var workShare: WorkShare? { get }
 
+    /// Whether the writers add each contract change's event to the outbox (`outbound_events`):
+    /// only when something reads it (an endpoint configured, or `event_outbox`), since the outbox
+    /// is a third of what a changed row writes.
+    var writesOutbox: Bool { get }
+
     /// Runs one statement that writes, as its own transaction (no BEGIN and COMMIT round trips
     /// where the database does not need them).
     func execute(_ statement: SQLStatement) async throws
@@ -44,6 +49,7 @@ public protocol SQLSession: Sendable {
 
 extension SQLStore {
     public var workShare: WorkShare? { nil }
+    public var writesOutbox: Bool { true }
 
     /// `statements` in one transaction, in order; the rows of each (none for a statement without
     /// `RETURNING`), each read by `read`.

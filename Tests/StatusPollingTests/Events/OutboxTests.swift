@@ -113,6 +113,30 @@ import Testing
         }
     }
 
+    /// Without a reader (no endpoint, no `event_outbox`) the writers leave the outbox alone: a
+    /// poll's and a notification's changes write their rows and audit rows, no event; a store that
+    /// writes it again adds the events of its changes from then on.
+    @Test(arguments: StoreKind.available) func withoutAReaderNoEventIsWritten(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            typealias Messages = EarlierPeriodNotificationTests
+            let quiet = try await db.database(writesOutbox: false).open()
+            let id = try await db.insert(userID: "u1", receipt: "R1")
+            _ = try await quiet.write(ResultBatch([update(id, receipt: "R1", verified("A", expires: t0 + 30 * day), at: t0)]))
+            let pki = try TestPKI()
+            let chain = "7000000001"
+            _ = try await db.insert(userID: "u2", receipt: "R2", SubscriptionState(originalTransactionID: chain))
+            _ = try await quiet.receive(
+                [Messages.received(pki, Messages.messages[0], chain: chain, uuid: "m0")], ingest: NotificationIngest(bundleID: SignedPayloads.bundle),
+                nowMs: SignedPayloads.signedDate)
+            try await quiet.close()
+            #expect(try await db.rows("SELECT reason FROM subscription_events ORDER BY id").map { $0["reason"] } == ["first_verified", "renewed"])
+            #expect(try await db.row("SELECT count(*) AS n FROM outbound_events")?["n"] == "0")
+            // The default store (a reader configured) writes the next change's event.
+            _ = try await db.store.write(ResultBatch([update(id, receipt: "R1", verified("A", expires: t0 + 60 * day, purchased: t0 + 30 * day), at: t0 + 31 * day)]))
+            #expect(try await outbox(db).map { $0["reason"] } == ["renewed"])
+        }
+    }
+
     /// The outbox is the transaction's last insert: a failure there rolls back the contract change
     /// and its audit row too, and a failure before it writes no event.
     @Test(arguments: StoreKind.available) func aFailedWriteLeavesNeitherTheChangeNorItsEvent(kind: StoreKind) async throws {

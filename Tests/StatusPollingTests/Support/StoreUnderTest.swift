@@ -41,9 +41,10 @@ struct StoreUnderTest: Sendable {
     var postgresLocation: PostgresLocation? { postgres?.location }
 
     /// The database as the command line and the job see it, for a second worker or a new process.
-    func database(worker: String = "tests", leaseDuration: Duration = PostgreSQLDatabase.defaultLeaseDuration) -> any PollingDatabase {
-        if let sqlite { return SQLiteDatabase(path: sqlite.path) }
-        return PostgreSQLDatabase(location: postgres!.location, worker: worker, leaseDuration: leaseDuration, logger: PostgresTestServer.logger)
+    func database(worker: String = "tests", leaseDuration: Duration = PostgreSQLDatabase.defaultLeaseDuration, writesOutbox: Bool = true) -> any PollingDatabase {
+        if let sqlite { return SQLiteDatabase(path: sqlite.path, writesOutbox: writesOutbox) }
+        return PostgreSQLDatabase(
+            location: postgres!.location, worker: worker, leaseDuration: leaseDuration, writesOutbox: writesOutbox, logger: PostgresTestServer.logger)
     }
 
     func remove() async {

@@ -16,12 +16,12 @@ package struct NotificationWriter<Session: SQLSession> {
     private let nowMs: Int64
     private var writer: PlanWriter<Session>
 
-    package init(session: Session, dialect: SQLDialect, leases: Bool, ingest: NotificationIngest, nowMs: Int64) {
+    package init(session: Session, dialect: SQLDialect, leases: Bool, outbox: Bool, ingest: NotificationIngest, nowMs: Int64) {
         self.session = session
         self.dialect = dialect
         self.ingest = ingest
         self.nowMs = nowMs
-        writer = PlanWriter(session: session, dialect: dialect, leases: leases, releasing: nil)
+        writer = PlanWriter(session: session, dialect: dialect, leases: leases, releasing: nil, outbox: outbox)
     }
 
     /// Each notification's outcome, in order.

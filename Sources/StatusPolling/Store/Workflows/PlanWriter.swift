@@ -15,16 +15,19 @@ package struct PlanWriter<Session: SQLSession> {
     let leases: Bool
     /// The run whose leases the rows it writes give up, in the same statement as their results.
     let releasing: Int64?
+    /// Whether each contract change's outbound event is written (``SQLStore/writesOutbox``).
+    let outbox: Bool
 
     private var verifiedRows: [String] = [], failureRows: [String] = [], audit: [PlanWriteSQL.AuditRow] = []
     /// The outbound events of the batch's changes, as PostgreSQL inserts them last.
-    private var outbox: [String] = []
+    private var outboxRows: [String] = []
 
-    package init(session: Session, dialect: SQLDialect, leases: Bool, releasing: Int64?) {
+    package init(session: Session, dialect: SQLDialect, leases: Bool, releasing: Int64?, outbox: Bool) {
         self.session = session
         self.dialect = dialect
         self.leases = leases
         self.releasing = releasing
+        self.outbox = outbox
     }
 
     /// Plans and writes `results`; their plans in order, and the ids whose results were written
@@ -65,11 +68,11 @@ package struct PlanWriter<Session: SQLSession> {
     /// Adds the batch's outbound events (PostgreSQL; SQLite wrote each beside its audit row), as
     /// the transaction's last statements: see ``OutboxSQL``.
     package mutating func writeOutbox() async throws {
-        guard !outbox.isEmpty else { return }
+        guard !outboxRows.isEmpty else { return }
         try await session.execute(OutboxSQL.lock)
-        let ids = try await session.rows(OutboxSQL.insertSet(outbox)) { row -> Int64 in try row.column() }.sorted()
+        let ids = try await session.rows(OutboxSQL.insertSet(outboxRows)) { row -> Int64 in try row.column() }.sorted()
         try await session.execute(OutboxSQL.notify(ids))
-        outbox = []
+        outboxRows = []
     }
 
     /// The rows, PostgreSQL's in one statement (a round trip each cost more than the statement),
@@ -129,7 +132,7 @@ package struct PlanWriter<Session: SQLSession> {
     private mutating func record(_ row: PlanWriteSQL.AuditRow) async throws {
         guard dialect == .sqlite else { return audit.append(row) }
         let auditID: Int64 = try await session.rows(PlanWriteSQL.audit(row)) { try $0.column() }[0]
-        if let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
+        if outbox, let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
             try await session.execute(PlanWriteSQL.outbound(outbound))
         }
     }
@@ -145,8 +148,8 @@ package struct PlanWriter<Session: SQLSession> {
             var rows: [String] = []
             for (auditID, row) in zip(ids, audit) {
                 rows.append(PlanWriteSQL.auditJSON(row, id: auditID))
-                if let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
-                    outbox.append(OutboxSQL.recordJSON(outbound))
+                if outbox, let outbound = OutboundEvent(row.event, plan: row.plan, subscriptionID: row.subscriptionID, userID: row.userID, auditEventID: auditID) {
+                    outboxRows.append(OutboxSQL.recordJSON(outbound))
                 }
             }
             try await session.execute(PlanWriteSQL.auditSet(rows))

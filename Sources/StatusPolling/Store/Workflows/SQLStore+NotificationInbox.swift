@@ -5,9 +5,9 @@ import EntitlementCore
 extension NotificationInbox where Self: SQLStore {
     public func receive(_ notifications: [ReceivedNotification], ingest: NotificationIngest, nowMs: Int64) async throws -> [NotificationOutcome] {
         guard !notifications.isEmpty else { return [] }
-        let dialect = self.dialect, leases = workShare != nil
+        let dialect = self.dialect, leases = workShare != nil, outbox = writesOutbox
         return try await transaction { session in
-            var writer = NotificationWriter(session: session, dialect: dialect, leases: leases, ingest: ingest, nowMs: nowMs)
+            var writer = NotificationWriter(session: session, dialect: dialect, leases: leases, outbox: outbox, ingest: ingest, nowMs: nowMs)
             return try await writer.receive(notifications)
         }
     }

@@ -6,10 +6,10 @@ import EntitlementCore
 extension SubscriptionWriter where Self: SQLStore {
     public func apply(_ batch: ResultBatch) async throws -> [RowUpdatePlan] {
         guard !batch.results.isEmpty || batch.checkpoint != nil else { return [] }
-        let dialect = self.dialect, shared = workShare != nil
+        let dialect = self.dialect, shared = workShare != nil, outbox = writesOutbox
         return try await transaction { session in
             let runID = batch.checkpoint?.runID
-            var writer = PlanWriter(session: session, dialect: dialect, leases: shared, releasing: shared ? runID : nil)
+            var writer = PlanWriter(session: session, dialect: dialect, leases: shared, releasing: shared ? runID : nil, outbox: outbox)
             let (plans, written) = try await writer.write(batch.results)
             if let runID, shared, !written.isEmpty {
                 for statement in PlanWriteSQL.doneInSharedWork(runID: runID, written: written) { try await session.execute(statement) }
