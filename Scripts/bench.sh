@@ -5,7 +5,7 @@
 # identical rows, in the same run on the same machine. Figures move with the machine: compare
 # within one run.
 #
-#   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,python,go,go64]
+#   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,outbox,python,go,go64]
 #                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report,events]
 #                    [--repetitions N]
 #                    [--binary PATH]
@@ -37,7 +37,9 @@
 # `report` is `status-poller report` over a synthetic trail of 1,000,000 subscriptions and
 # 10,000,000 events on SQLite and on PostgreSQL (--quick: 100,000 and 1,000,000, SQLite only):
 # wall seconds and peak RSS against 60 s and 300 MB (Scripts/bench/report.sh).
-# Pollers: status-poller; python (InAppPy script); go (Go script, one transaction per answer);
+# Pollers: status-poller (as run from cron without an event endpoint: no outbox); outbox (the same
+# build with the outbox written, STATUS_POLLER_EVENT_OUTBOX=true, as with an endpoint configured);
+# python (InAppPy script); go (Go script, one transaction per answer);
 # go64 (the Go script committing every 64 answers: by default in c64-L50 and c256-L50 of a full
 # run only; everywhere when --only names it).
 # Each figure is the median of --repetitions runs (default 3, --quick 1). Throughput is verified
@@ -69,7 +71,7 @@ while [ $# -gt 0 ]; do
 done
 go64_everywhere=1
 if [ -z "$only" ]; then
-  only="status-poller,python,go"
+  only="status-poller,outbox,python,go"
   # By default go64 runs only where batching can matter: c64-L50 and c256-L50 of a full run.
   [ "$quick" -eq 1 ] || { only="$only,go64"; go64_everywhere=0; }
 fi
@@ -80,7 +82,7 @@ fi
 [ -n "$repetitions" ] || { [ "$quick" -eq 1 ] && repetitions=1 || repetitions=3; }
 [[ "$repetitions" =~ ^[1-9][0-9]*$ ]] || { echo "error: --repetitions must be a positive whole number" >&2; exit 2; }
 for p in ${only//,/ }; do
-  case "$p" in status-poller|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, python, go, go64)" >&2; exit 2 ;; esac
+  case "$p" in status-poller|outbox|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, outbox, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
   case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report|events) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
@@ -202,9 +204,10 @@ run_poller() {
   local log="$logs/$case-$poller-$rep" rc=0 cmd
   sync "$db"  # no writeback of the fresh copy (4 GB in the scale case) during the measured run
   case "$poller" in
-    status-poller) cmd=("$poller_bin" run --database "$db" --bundle-id "$bundle" --production-url "$url"
-                        --sandbox-url "${url%/verifyReceipt}/sandbox/verifyReceipt" --concurrency "$c"
-                        --report json --now "$now_iso") ;;
+    status-poller|outbox)
+      cmd=("$poller_bin" run --database "$db" --bundle-id "$bundle" --production-url "$url"
+           --sandbox-url "${url%/verifyReceipt}/sandbox/verifyReceipt" --concurrency "$c" --report json --now "$now_iso")
+      [ "$poller" = status-poller ] || cmd=(env STATUS_POLLER_EVENT_OUTBOX=true "${cmd[@]}") ;;
     python) cmd=("$py" "$root/Scripts/bench/peer_inapppy.py" --database "$db" --url "$url" --concurrency "$c"
                  --now-ms "$now_ms" --bundle-id "$bundle") ;;
     go) cmd=("$go_peer" --database "$db" --url "$url" --concurrency "$c" --now-ms "$now_ms" --bundle-id "$bundle") ;;
@@ -230,6 +233,12 @@ except Exception:
   read -r selected verified failed own <<< "$counts" || true
   read -r user sys rss < <(tail -n 1 "$log.time") || true
   unwritten=$(sqlite3 "$db" "SELECT count(*) FROM subscriptions WHERE original_transaction_id IS NULL")
+  if [ "$poller" = status-poller ] || [ "$poller" = outbox ]; then  # the outbox written only when asked
+    local events expected=0
+    events=$(sqlite3 "$db" "SELECT count(*) FROM outbound_events")
+    [ "$poller" = status-poller ] || expected="$due"
+    [ "$events" = "$expected" ] || warn "$poller wrote $events outbound events in $case, expected $expected"
+  fi
   local wall standin
   wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
   standin=$(awk -v a="$ticks0" -v b="$ticks1" -v hz="$clk_tck" 'BEGIN { printf "%.2f", (b - a) / hz }')
@@ -252,7 +261,7 @@ print_table() {
   "$py" - "$csv" "$@" <<'PY'
 import csv, statistics, sys
 path, wanted = sys.argv[1], sys.argv[2:]
-names = {"status-poller": "status-poller", "python": "InAppPy script", "go": "Go script", "go64": "Go, commit/64"}
+names = {"status-poller": "status-poller", "outbox": "  outbox on", "python": "InAppPy script", "go": "Go script", "go64": "Go, commit/64"}
 rows = [r for r in csv.DictReader(open(path)) if r["case"] in wanted]
 def med(rs, key):
     values = [float(r[key]) for r in rs if r[key] not in ("", None)]
@@ -277,11 +286,13 @@ for case in wanted:
         summary[(case, poller)] = (rate, cpu, med(pr, "wall_s"), med(pr, "max_rss_kb"))
         print(f"  {names[poller]:<15}{verified:>7,.0f}{med(pr, 'wall_s'):>8.2f}{med(pr, 'own_s'):>8.2f}{rate:>11,.0f}{bound:>7,.0f}{rate / bound:>9.2f}"
               f"{cpu:>9.2f}{med(pr, 'max_rss_kb') / 1024:>8.0f}{standin:>18.2f}{busy:>13.0f}%")
-    mine = summary.get((case, "status-poller"))
-    for poller in ("python", "go", "go64"):
-        peer = summary.get((case, poller))
-        if mine and peer:
-            print(f"  status-poller ÷ {names[poller]}: throughput {mine[0] / peer[0]:.2f}×, CPU per receipt {mine[1] / peer[1]:.2f}×")
+    for me in ("status-poller", "outbox"):
+        mine = summary.get((case, me))
+        for poller in ("python", "go", "go64") + (("status-poller",) if me == "outbox" else ()):
+            peer = summary.get((case, poller))
+            if mine and peer:
+                label = "status-poller" if me == "status-poller" else "outbox on"
+                print(f"  {label} ÷ {names[poller]}: throughput {mine[0] / peer[0]:.2f}×, CPU per receipt {mine[1] / peer[1]:.2f}×, peak RSS {mine[3] / peer[3]:.2f}×")
 for poller in names:
     big, small = summary.get(("scale-1m", poller)), summary.get(("scale-100k", poller))
     if big and small:
