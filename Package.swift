@@ -87,8 +87,12 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 // The event feed's deliverer (webhooks to the web service's endpoints).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The prune archive's gzip files.
+                "CZlib",
             ]
         ),
+        // The system zlib (already linked for HTTP decompression), for the prune archive.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // The SQLite store (GRDB). The only target that imports GRDB.
         .target(
             name: "SQLiteStore",
@@ -249,6 +253,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                // Reads back the prune archive's gzip files.
+                "CZlib",
                 // Built before the tests so that CommandLineTests can run the real binaries.
                 "status-poller",
                 "status-poller-demo",

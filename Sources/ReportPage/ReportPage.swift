@@ -31,6 +31,8 @@ public enum ReportPage {
         return [
             "environment": report.environment ?? "All", "from": TrailReport.date(report.fromMs), "to": TrailReport.date(report.toMs - 1),
             "generated": TrailReport.instant(report.generatedAtMs),
+            "trailStarts": report.trailStartsAtMs.map { TrailReport.instant($0) } ?? "(empty)",
+            "trailStartsLate": report.trailStartsAtMs.map { $0 >= report.fromMs + 86_400_000 } ?? false,
             "pollInterval": report.pollIntervalHours.map { String(format: "%.0f hours", $0) } ?? "(fewer than two nightly runs)",
             "headline": headline,
             "charts": [recovery(report), stateMix(report), movement(report), churn(report), refunds(report), sources(report), runs(report)].map(\.context),

@@ -31,7 +31,7 @@ enum ReportTemplate {
     </head>
     <body>
     <h1>Billing recovery and churn</h1>
-    <p class="muted">{{environment}} subscriptions, {{from}} – {{to}}, from status-poller's audit trail; generated {{generated}}.
+    <p class="muted">{{environment}} subscriptions, {{from}} – {{to}}, from status-poller's audit trail (it starts {{trailStarts}}{{#trailStartsLate}}: older rows were pruned, so the days before it are not counted{{/trailStartsLate}}); generated {{generated}}.
     Every chart rests on the poll interval of {{pollInterval}}: a change shorter than it is invisible, and each date is when a poll or a notification saw it.</p>
     <div class="headline">
     {{#headline}}<div><b>{{value}}</b>{{label}}</div>{{/headline}}

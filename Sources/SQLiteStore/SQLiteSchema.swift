@@ -383,6 +383,11 @@ enum SQLiteSchema {
             // to deliver. NULL for the deliveries of before: their event's written time.
             try db.execute(sql: "ALTER TABLE event_deliveries ADD COLUMN queued_at INTEGER")
         }
+        migrator.registerMigration("v17: retention") { db in
+            // A run is pruned only when no audit row names it: the foreign key's check on each
+            // delete, and the prune's own, read this index instead of the whole trail.
+            try db.execute(sql: "CREATE INDEX subscription_events_run ON subscription_events(run_id) WHERE run_id IS NOT NULL")
+        }
         return migrator
     }
 }

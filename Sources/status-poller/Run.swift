@@ -77,10 +77,11 @@ extension StatusPoller {
                 "expired_within_hours": String(expiredWithinHours), "expiring_within_hours": String(expiringWithinHours),
                 "lapsed_sweep": lapsed.recorded, "fresh_within_seconds": String(Int(freshWithin?.totalSeconds ?? 0)),
             ]
-            let job = PollJob.Configuration(
+            var job = PollJob.Configuration(
                 selection: .nightly(windows), bundleID: appStore.bundleID, nowMs: ISO8601.milliseconds(now), concurrency: appStore.concurrency,
                 dryRun: dryRun, recordedOptions: appStore.recorded.merging(selection) { $1 },
                 circuitBreaker: appStore.breaker, deadline: appStore.deadline, overload: appStore.overload)
+            job.retention = try RetentionSettings.policy(settings)
             try await PollCommand(
                 database: database, worker: try workerOptions.settings(settings), writesOutbox: storeOptions.writesOutbox(settings), appStore: appStore, output: output, serverAPI: serverAPI, job: job,
                 catchesUpFirst: try settings.onOff(notificationHistory, "notification_history", default: .on) == .on

@@ -13,7 +13,7 @@ struct StatusPoller: AsyncParsableCommand {
         discussion: RunExitCode.helpTable,
         version: BuildInfo.versionText,
         subcommands: [
-            Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Report.self, Show.self, Enroll.self, Lookup.self, Refunds.self, Extend.self, Consumption.self, Notifications.self, Events.self,
+            Run.self, Backfill.self, Migrate.self, Runs.self, History.self, Report.self, Show.self, Enroll.self, Lookup.self, Refunds.self, Extend.self, Consumption.self, Notifications.self, Events.self, Prune.self,
         ])
 
     /// Runs the command, but reports usage errors with exit code 2 (`CommandMain`).

@@ -21,6 +21,7 @@ extension TrailReport {
         }
         let object: [String: Any] = [
             "generated_at": Self.instant(generatedAtMs), "from": Self.date(fromMs), "to": Self.date(toMs - 1),
+            "trail_starts_at": trailStartsAtMs.map { Self.instant($0) as Any } ?? NSNull(),
             "environment": environment ?? "all", "poll_interval_hours": pollIntervalHours.map { $0 as Any } ?? NSNull(),
             "episodes": episodesObject,
             "recovery_curve": curve.points.map { point -> [String: Any] in

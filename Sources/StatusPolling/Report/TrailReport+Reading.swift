@@ -26,11 +26,15 @@ extension TrailReport {
         }
         for _ in 0..<pagesInFlight { readNext() }
         var report: TrailReportBuilder?
+        var firstAtMs: Int64?
         do {
             while !inFlight.isEmpty {
                 let page = try await inFlight.removeFirst().value
                 readNext()
-                if report == nil, let first = page.first { report = builder(firstEventAtMs: first.atMs) }
+                if report == nil, let first = page.first {
+                    report = builder(firstEventAtMs: first.atMs)
+                    firstAtMs = first.atMs
+                }
                 for event in page { report?.add(event) }
             }
         } catch {
@@ -38,6 +42,8 @@ extension TrailReport {
             throw error
         }
         var finished = report ?? builder(firstEventAtMs: nil)
-        return finished.finish(runs: runs, generatedAtMs: generatedAtMs)
+        var read = finished.finish(runs: runs, generatedAtMs: generatedAtMs)
+        read.trailStartsAtMs = firstAtMs
+        return read
     }
 }

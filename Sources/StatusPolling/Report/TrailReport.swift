@@ -7,6 +7,9 @@ public struct TrailReport: Sendable {
     public var generatedAtMs: Int64
     public var fromMs: Int64
     public var toMs: Int64
+    /// When the audit trail the report read starts (its first row's `at`; nil when empty): with
+    /// `audit_keep_days` older rows were pruned, so a period before it is not counted.
+    public var trailStartsAtMs: Int64?
     /// `Production`, `Sandbox`, or nil for both.
     public var environment: String?
     /// The median time between the report's nightly runs: an episode shorter than it is invisible.

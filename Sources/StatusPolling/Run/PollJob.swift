@@ -52,6 +52,9 @@ public struct PollJob: Sendable {
         /// The build running the job (the executable's `--version` in one line): in the report and
         /// the run's ``RunStart``; nil where the host process names none.
         public var version: String?
+        /// How long the poller's own history is kept: a nightly run prunes it after polling, under
+        /// its lock (nothing by default).
+        public var retention = RetentionPolicy()
 
         public init(
             selection: Selection, bundleID: String, nowMs: Int64, concurrency: Int = PollRun.Configuration.defaultConcurrency,
@@ -185,6 +188,15 @@ public struct PollJob: Sendable {
         report.version = configuration.version
         report.catchUp = caughtUp
         progress?.finish()
+        if mode == .nightly, !configuration.dryRun, !configuration.retention.keepsEverything, report.aborted == nil, !report.interrupted {
+            // After the rows, under the run's lock; a prune that fails costs the run nothing.
+            do {
+                let pruned = try await Pruner(store: store, policy: configuration.retention, logger: logger).prune(nowMs: configuration.nowMs)
+                report.pruned = Dictionary(uniqueKeysWithValues: pruned.deleted.map { ($0.key.rawValue, $0.value) })
+            } catch {
+                logger.error("could not prune the history; the run's rows are written", metadata: ["error": "\(error)"])
+            }
+        }
         if let runID = plan.runID, !configuration.dryRun {
             // The run history is the job's, not the run's: a writer needs no run.
             let status: RunStatus = report.aborted != nil ? .aborted : report.interrupted ? .interrupted : .finished

@@ -43,6 +43,10 @@ extension RunReport {
         if throttled > 0 {
             lines.append(Self.row("throttled", "\(throttled) answers failed in a way that may pass or asked to slow down; concurrency \(lowestConcurrency) at the lowest"))
         }
+        if let pruned {
+            let deleted = pruned.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            lines.append(Self.row("pruned", deleted.isEmpty ? "nothing old enough" : deleted.joined(separator: ", ")))
+        }
         lines.append(Self.row("duration", String(format: "%.2f s", durationSeconds)))
         if let aborted { lines.append(Self.row("ABORTED", aborted)) }
         if interrupted { lines.append(Self.row("STOPPED", "\(deadlineReached ? "at the deadline" : "on request") after \(selected) rows\(abandoned > 0 ? ", \(abandoned) in flight abandoned" : ""); checkpoint \(checkpoint)")) }

@@ -53,13 +53,16 @@ public struct RunReport: Sendable, Equatable, Encodable {
     public var version: String?
     /// What the nightly run read from Apple before it polled (nil: no catch-up ran).
     public var catchUp: CatchUpSummary?
+    /// Rows of the poller's own history the run deleted after it polled, per table (nil: no
+    /// retention setting, or the prune did not run).
+    public var pruned: [String: Int]?
 
     enum CodingKeys: String, CodingKey {
         case nowMs = "now_ms", dryRun = "dry_run", selected, selectedLapsed = "selected_lapsed", skippedFresh = "skipped_fresh", verified, updated, unchanged, superseded, discovered
         case failedByReason = "failed_by_reason", failedByAppleStatus = "failed_by_apple_status", failedByUpstreamStatus = "failed_by_upstream_status"
         case transitions, requests, retries, throttled, lowestConcurrency = "lowest_concurrency", durationSeconds = "duration_seconds", aborted
         case failed, exitCode = "exit_code", interrupted, deadlineReached = "deadline_reached", abandoned, checkpoint, version
-        case catchUp = "catch_up"
+        case catchUp = "catch_up", pruned
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -92,6 +95,7 @@ public struct RunReport: Sendable, Equatable, Encodable {
         try c.encode(exitCode.rawValue, forKey: .exitCode)
         try c.encode(version, forKey: .version)
         try c.encodeIfPresent(catchUp, forKey: .catchUp)
+        try c.encodeIfPresent(pruned, forKey: .pruned)
     }
 
     public init(nowMs: Int64, dryRun: Bool) {
