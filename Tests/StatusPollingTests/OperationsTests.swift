@@ -268,6 +268,60 @@ import Testing
         }
     }
 
+    /// `prune` as an operator runs it (settings checked, the archive written, what it deleted
+    /// printed), the nightly run pruning after it polls when a setting is given, and the report
+    /// saying from when its trail starts.
+    @Test func pruneFromTheCommandLineAndAfterANightlyRun() async throws {
+        try await withTemporaryDatabase { db in
+            try await ScriptedAppStore.withServer { server, production, sandbox in
+                let now = ISO8601DateFormatter().date(from: "2026-01-29T00:00:00Z")!.timeIntervalSince1970 * 1000
+                let old = Int64(now) - 40 * AppleJSON.day
+                let id = try db.insert(userID: "a", receipt: "Ra")
+                func oldAuditRow() throws {
+                    try db.webService.write { d in
+                        try d.execute(sql: """
+                            INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values)
+                            VALUES (?, 'a', ?, 'renewed', 'active', 'active', '{}', '{}')
+                            """, arguments: [id, old])
+                    }
+                }
+                try oldAuditRow()
+                let nothing = try await StatusPollerProcess.launch(["prune", "--database", db.path]).outcome()
+                #expect(nothing.status == 2)
+                #expect(nothing.stderr.contains("nothing to prune: give --audit-keep-days"))
+                let tooShort = try await StatusPollerProcess.launch(["prune", "--database", db.path, "--audit-keep-days", "3"]).outcome()
+                #expect(tooShort.status == 2)
+                #expect(tooShort.stderr.contains("audit_keep_days must be a whole number of days, at least 7"))
+
+                let archive = db.directory.appendingPathComponent("archive").path
+                try FileManager.default.createDirectory(atPath: archive, withIntermediateDirectories: true)
+                let pruned = try await StatusPollerProcess.launch(
+                    ["prune", "--database", db.path, "--audit-keep-days", "30", "--archive-dir", archive, "--now", "2026-01-29T00:00:00Z"]).outcome()
+                #expect(pruned.status == 0, "\(pruned.stderr)")
+                let file = "\(archive)/subscription_events-20260129T000000Z.jsonl.gz"
+                #expect(pruned.stdout == "subscription_events: 1 deleted (archived in \(file))\nrenewal_extensions: 0 deleted\n")
+                #expect(try RetentionTests.gunzip(file).count == 1)
+
+                // The nightly run prunes after it polls, with the setting from the environment.
+                try oldAuditRow()
+                await server.script("Ra", [.json(valid("oa"))])
+                let run = try await StatusPollerProcess.launch(
+                    ["run", "--report", "json"] + common(db, production, sandbox), environment: secret.merging(["STATUS_POLLER_AUDIT_KEEP_DAYS": "30"]) { $1 }).outcome()
+                #expect(run.status == 0, "\(run.stderr)")
+                let report = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
+                #expect(report?["pruned"] as? [String: Int] == ["subscription_events": 1, "renewal_extensions": 0])
+                let reasons = try await db.webService.read { d in try String.fetchAll(d, sql: "SELECT reason FROM subscription_events") }
+                #expect(reasons == ["first_verified"])
+
+                // The report says where the trail now starts.
+                let trail = try await StatusPollerProcess.launch(["report", "--database", db.path, "--format", "json", "--environment", "all", "--output", "-"]).outcome()
+                #expect(trail.status == 0, "\(trail.stderr)")
+                let object = try JSONSerialization.jsonObject(with: Data(trail.stdout.utf8)) as? [String: Any]
+                #expect((object?["trail_starts_at"] as? String)?.hasPrefix("2026-") == true, "\(trail.stdout.prefix(300))")
+            }
+        }
+    }
+
     @Test func enrollThenShow() async throws {
         try await withTemporaryDatabase { db in
             let receiptFile = db.directory.appendingPathComponent("receipt.b64")
