@@ -6,7 +6,7 @@
 # within one run.
 #
 #   Scripts/bench.sh [--quick] [--skip-build] [--only status-poller,outbox,python,go,go64]
-#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report,events]
+#                    [--cases c8-L50,c64-L50,c256-L200,c256-L50,scale,server-api,faults,lapsed,postgres,notifications,catchup,report,events,year]
 #                    [--repetitions N]
 #                    [--binary PATH]
 #
@@ -36,7 +36,9 @@
 # per second against Apple's 50, and the most in any one second (Scripts/bench/catchup.sh).
 # `report` is `status-poller report` over a synthetic trail of 1,000,000 subscriptions and
 # 10,000,000 events on SQLite and on PostgreSQL (--quick: 100,000 and 1,000,000, SQLite only):
-# wall seconds and peak RSS against 60 s and 300 MB (Scripts/bench/report.sh).
+# wall seconds and peak RSS against 60 s and 300 MB (Scripts/bench/report.sh). `year` is a year of
+# history (100,000 subscribers; --quick 20,000) and tonight's run on it, without and with retention:
+# does the night's cost grow with the trail (Scripts/bench/year.sh); it runs only when --cases names it.
 # Pollers: status-poller (as run from cron without an event endpoint: no outbox); outbox (the same
 # build with the outbox written, STATUS_POLLER_EVENT_OUTBOX=true, as with an endpoint configured);
 # python (InAppPy script); go (Go script, one transaction per answer);
@@ -65,7 +67,7 @@ while [ $# -gt 0 ]; do
     --cases) need_value "$@"; cases="$2"; shift 2 ;;
     --repetitions) need_value "$@"; repetitions="$2"; shift 2 ;;
     --binary) need_value "$@"; poller_bin="$(realpath "$2")"; shift 2 ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print } /^set -euo/ { exit }' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -85,7 +87,7 @@ for p in ${only//,/ }; do
   case "$p" in status-poller|outbox|python|go|go64) ;; *) echo "error: unknown poller '$p' (status-poller, outbox, python, go, go64)" >&2; exit 2 ;; esac
 done
 for c in ${cases//,/ }; do
-  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report|events) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
+  case "$c" in c8-L50|c64-L50|c256-L200|c256-L50|scale|server-api|faults|lapsed|postgres|notifications|catchup|report|events|year) ;; *) echo "error: unknown case '$c'" >&2; exit 2 ;; esac
 done
 
 say() { echo "==> $*" >&2; }
@@ -310,6 +312,7 @@ source "$root/Scripts/bench/notifications.sh"
 source "$root/Scripts/bench/catchup.sh"
 source "$root/Scripts/bench/report.sh"
 source "$root/Scripts/bench/events.sh"
+source "$root/Scripts/bench/year.sh"
 pollers=(${only//,/ })
 run_case() {  # run_case NAME C L_MS ROWS
   local name="$1" c="$2" l="$3" rows="$4" template="$work/$1.sqlite" rep poller
@@ -382,6 +385,7 @@ for case in ${cases//,/ }; do
     catchup) [[ " ${pollers[*]} " == *" status-poller "* ]] && catchup_case $([ "$quick" -eq 1 ] && echo 5000 || echo 20000) ;;
     report) [[ " ${pollers[*]} " == *" status-poller "* ]] && report_case $([ "$quick" -eq 1 ] && echo "100000 0" || echo "1000000 1") ;;
     events) [[ " ${pollers[*]} " == *" status-poller "* ]] && events_case $([ "$quick" -eq 1 ] && echo 5000 || echo 40000) ;;
+    year) [[ " ${pollers[*]} " == *" status-poller "* ]] && year_case $([ "$quick" -eq 1 ] && echo 20000 || echo 100000) ;;
     postgres) [[ " ${pollers[*]} " == *" status-poller "* ]] && postgres_case $([ "$quick" -eq 1 ] && echo "100000 10000" || echo "1000000 40000") ;;
   esac
 done
@@ -396,6 +400,7 @@ print_notifications_table
 print_catchup_table
 print_report_table
 print_postgres_table "$results/$stamp-postgres.csv"
+print_year_table
 # The page's plot comes from a full run of every concurrency case; any other run draws beside its results.
 plot="$results/$stamp.png"
 if [ "$quick" -eq 0 ] && [ "$poller_bin" = "$bin" ] && [[ ",$cases," == *,c8-L50,* && ",$cases," == *,c64-L50,* && ",$cases," == *,c256-L200,* && ",$cases," == *,c256-L50,* ]]; then
