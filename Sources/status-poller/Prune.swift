@@ -14,7 +14,7 @@ extension StatusPoller {
                 Settings (options here, or audit_keep_days, notifications_keep_days, runs_keep_days and prune_archive_dir in \
                 the config file or STATUS_POLLER_…): days to keep, at least 7; a setting left out keeps that history. A refund \
                 request not yet answered and an extension Apple has not finished are kept whatever their age. With \
-                prune_archive_dir, each table's rows go first to TABLE-STAMP.jsonl.gz there. Takes the run lock: exit 3 while \
+                prune_archive_dir, each table's rows go first to TABLE-STAMP.jsonl.gz there. Takes the run lock: exit 75 while \
                 a run holds it.
                 """)
 
@@ -56,8 +56,15 @@ extension StatusPoller {
             }
             defer { lock.release() }
             let logger = LogSetup.make(level: .notice, format: .text)
-            let report = try await storeOptions.withStore(settings) { store, _ in
-                try await Pruner(store: store, policy: policy, logger: logger).prune(nowMs: ISO8601.milliseconds(now))
+            let report: Pruner.Report
+            do {
+                report = try await storeOptions.withStore(settings) { store, _ in
+                    try await Pruner(store: store, policy: policy, logger: logger).prune(nowMs: ISO8601.milliseconds(now))
+                }
+            } catch let error as RetentionError {
+                throw usageError("\(error); what was deleted before it is in the archive.")
+            } catch let error as StoreError {
+                throw exitError(error.exitCode, "\(error)")
             }
             print(report.text)
         }

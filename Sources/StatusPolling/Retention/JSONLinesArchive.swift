@@ -11,7 +11,6 @@ final class JSONLinesArchive: @unchecked Sendable {
     private let fd: Int32
     private let file: gzFile
     private let lock = NSLock()
-    private(set) var lines = 0
 
     /// Creates the file (never replaces one). `stamp` names the prune (UTC, to the second).
     init(directory: String, table: RetainedTable, stamp: String) throws {
@@ -34,11 +33,10 @@ final class JSONLinesArchive: @unchecked Sendable {
         try lock.withLock {
             var text = rows.joined(separator: "\n")
             text.append("\n")
-            let written = text.withCString { gzwrite(file, $0, UInt32(strlen($0))) }
+            let written = text.withCString { gzwrite(file, $0, UInt32(text.utf8.count)) }
             guard written > 0, gzflush(file, Z_SYNC_FLUSH) == Z_OK, fsync(fd) == 0 else {
                 throw RetentionError.archive("cannot write to \(path) (disk full?); nothing of this batch was deleted")
             }
-            lines += rows.count
         }
     }
 

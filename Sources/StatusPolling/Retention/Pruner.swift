@@ -50,7 +50,7 @@ public struct Pruner: Sendable {
                     if batch < policy.batchSize { break }
                 }
             } catch {
-                try? archive?.finish()
+                _ = try? archive?.finish()
                 throw error
             }
             if let path = try archive?.finish() { report.archives[table] = path }
