@@ -42,16 +42,19 @@ struct EventSettings {
     /// Whether the config file names an endpoint, its secrets unread: a run needs to know only
     /// that the outbox has a reader.
     static func hasEndpoints(configPath: String?) -> Bool {
+        (endpointList(configPath: configPath) as? [String: Any])?.isEmpty == false
+    }
+
+    /// The config file's `event_endpoints`, as it is written; nil without a file or the key.
+    private static func endpointList(configPath: String?) -> Any? {
         guard let configPath, let data = FileManager.default.contents(atPath: configPath),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["event_endpoints"] as? [String: Any]
-        else { return false }
-        return !list.isEmpty
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["event_endpoints"]
     }
 
     static func endpoints(configPath: String?, environment: [String: String]) throws -> [WebhookEndpoint] {
-        guard let configPath, let data = FileManager.default.contents(atPath: configPath),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let list = object["event_endpoints"]
-        else { return [] }
+        guard let configPath, let list = endpointList(configPath: configPath) else { return [] }
         guard let entries = list as? [String: [String: Any]] else {
             throw usageError("event_endpoints in \(configPath) must be an object of \"NAME\": {\"url\": …, \"secret_file\": …}.")
         }

@@ -41,7 +41,7 @@ public struct Pruner: Sendable {
         for table in RetainedTable.allCases {
             guard let cutoff = policy.cutoff(table, nowMs: nowMs) else { continue }
             let archive = policy.archiveDirectory.map { LazyArchive(directory: $0, table: table, stamp: stamp) }
-            let archiving: (@Sendable ([String]) async throws -> Void)? = archive.map { archive in { @Sendable rows in try archive.file().append(rows) } }
+            let archiving: (@Sendable ([String]) async throws -> Void)? = archive.map { archive in { @Sendable rows in try archive.append(rows) } }
             var deleted = 0
             do {
                 while true {
@@ -86,19 +86,20 @@ private final class LazyArchive: Sendable {
         self.stamp = stamp
     }
 
-    func file() throws -> JSONLinesArchive {
+    /// Appends a batch, making the file first if this is the first.
+    func append(_ rows: [String]) throws {
         try opened.withLock { file in
-            if let file { return file }
-            let created = try JSONLinesArchive(directory: directory, table: table, stamp: stamp)
-            file = created
-            return created
+            if file == nil { file = try JSONLinesArchive(directory: directory, table: table, stamp: stamp) }
+            try file?.append(rows)
         }
     }
 
     /// Closes the file, if one was made; its path.
     func finish() throws -> String? {
-        guard let file = opened.withLock({ $0 }) else { return nil }
-        try file.finish()
-        return file.path
+        try opened.withLock { file in
+            guard let file else { return nil }
+            try file.finish()
+            return file.path
+        }
     }
 }
