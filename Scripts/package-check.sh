@@ -3,7 +3,10 @@
 # builds it with Scripts/package.sh (or takes --deb FILE), installs it with dpkg, runs the installed
 # binary with nothing of the toolchain on its library path (`--version`; ldd: no library from the
 # toolchain; no simulator in it), `migrate` on a fresh SQLite file and one `run` against the simulator
-# (`status-poller-demo simulate`, from the build tree: --simulator), as the status-poller user, reading the shared secret from /etc/status-poller as the cron entry does;
+# (`status-poller-demo simulate`, from the build tree: --simulator), as the status-poller user, reading the shared secret from /etc/status-poller as the cron entry does,
+# out through an HTTP CONNECT proxy only (HTTP_PROXY; Scripts/reliability/connect_proxy.py), then
+# `events deliver --once` to an HTTPS endpoint only that proxy could reach (HTTPS_PROXY: the proxy
+# sees the endpoint's CONNECT and refuses it, and the delivery's error says so);
 # checks the units (`systemd-analyze verify`, `security --offline=true` at most 3.0) and the
 # logrotate file (`logrotate -d`, then one forced rotation); upgrades to a copy with a bumped
 # version and checks the settings and secrets were kept; removes it (binary and units gone; /etc,
@@ -20,7 +23,7 @@
 # Needs root and a Debian host on which status-poller is not installed (no status-poller user, no
 # /etc/status-poller): it installs and purges the package for real, and refuses to touch a host
 # that has one. Installs logrotate when missing. Leaves the host as it found it, however it ends.
-# No step depends on the machine's speed: the only waits are for the simulator to listen, bounded
+# No step depends on the machine's speed: the only waits are for the simulator and the proxy to listen, each bounded
 # at 5 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
     --skip-build) skip_build=1; shift ;;
     --simulator) need_value "$@"; simulator="$2"; shift 2 ;;
     --allow-skip) allow_skip=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "error: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -72,8 +75,9 @@ check() { # check DESCRIPTION COMMAND...: runs COMMAND, counts a failure when it
 
 work=$(mktemp -d)
 chmod 0755 "$work"
-simulator_pid="" installed=0
+simulator_pid="" proxy_pid="" installed=0
 cleanup() {
+  [ -z "$proxy_pid" ] || kill -KILL "$proxy_pid" 2>/dev/null || true
   if [ -n "$simulator_pid" ] && kill -0 "$simulator_pid" 2>/dev/null; then
     kill -TERM "$simulator_pid" 2>/dev/null || true
     for _ in $(seq 100); do kill -0 "$simulator_pid" 2>/dev/null || break; sleep 0.1; done
@@ -174,8 +178,23 @@ tail -n +2 "$work/enrolment.csv" | while IFS=, read -r user receipt; do
   printf '%s' "$receipt" | as_user /usr/bin/status-poller enroll --database "$database" --user-id "$user" --receipt-file - >/dev/null
 done
 enrolled=$(($(wc -l <"$work/enrolment.csv") - 1))
+# Out through a company's proxy only: the App Store client tunnels to the simulator through it, and
+# the outbox's endpoint, a name no DNS knows, is reached through it or not at all.
+proxy_credentials="status-poller:proxy-check-password"
+printf '%s\n' "$proxy_credentials" >"$work/proxy-credentials"
+python3 Scripts/reliability/connect_proxy.py --credentials-file "$work/proxy-credentials" --log "$work/proxy.jsonl" \
+  --port-file "$work/proxy.port" >"$work/proxy.err" 2>&1 </dev/null &
+proxy_pid=$!
+for _ in $(seq 3000); do [ -s "$work/proxy.port" ] && break; kill -0 "$proxy_pid" 2>/dev/null || break; sleep 0.1; done
+[ -s "$work/proxy.port" ] || { echo "error: the check's proxy did not start: $(tail -5 "$work/proxy.err")" >&2; exit 1; }
+proxy_url="http://$proxy_credentials@127.0.0.1:$(cat "$work/proxy.port")"
+bare /usr/bin/status-poller events secret >"$work/hooks.whsec"
+chown status-poller:status-poller "$work/hooks.whsec"
+chmod 0600 "$work/hooks.whsec"
+printf '{"event_endpoints": {"hooks": {"url": "https://hooks.example.invalid/events", "secret_file": "%s"}}}\n' "$work/hooks.whsec" >"$work/config.json"
 status=0
-as_user CREDENTIALS_DIRECTORY=/etc/status-poller /usr/bin/status-poller run --database "$database" --bundle-id com.example.premium \
+as_user CREDENTIALS_DIRECTORY=/etc/status-poller HTTP_PROXY="$proxy_url" /usr/bin/status-poller run --config "$work/config.json" \
+  --database "$database" --bundle-id com.example.premium \
   --production-url "$production" --sandbox-url "$sandbox" --report json --log-format json >"$work/run.json" 2>"$work/run.err" || status=$?
 check "run: exit 0 (every selected subscription verified)" test "$status" -eq 0
 [ "$status" -eq 0 ] || tail -5 "$work/run.err" >&2
@@ -190,9 +209,36 @@ expected = f"{lines[0].split(' ', 1)[1]} ({lines[1]}, {lines[2]})"
 print(f"        selected {report['selected']}, verified {report['verified']}, failed {report['failed']}, version {report.get('version')!r}", file=sys.stderr)
 sys.exit(0 if report["selected"] == int(sys.argv[2]) and report["verified"] == report["selected"] and report.get("version") == expected else 1)
 PY
-kill -TERM "$simulator_pid" 2>/dev/null || true
-wait "$simulator_pid" 2>/dev/null || true
-simulator_pid=""
+check "run: through the proxy only (tunnels to the simulator, with the proxy's credentials)" python3 - "$work/proxy.jsonl" "$production" "$sandbox" <<'PY'
+import json, sys
+from urllib.parse import urlsplit
+asked = [json.loads(line) for line in open(sys.argv[1])]
+simulator = {f"{urlsplit(url).hostname}:{urlsplit(url).port}" for url in sys.argv[2:]}
+print(f"        the proxy opened {sum(a['status'] == 200 for a in asked)} tunnel(s) to {sorted({a['target'] for a in asked})}", file=sys.stderr)
+sys.exit(0 if asked and all(a["target"] in simulator and a["authorized"] and a["status"] == 200 for a in asked) else 1)
+PY
+: >"$work/proxy.jsonl"
+status=0
+as_user HTTPS_PROXY="$proxy_url" /usr/bin/status-poller events deliver --once --config "$work/config.json" --database "$database" \
+  >"$work/deliver.out" 2>"$work/deliver.err" || status=$?
+as_user /usr/bin/status-poller events list --database "$database" --pending --format json >"$work/pending.json" 2>&1 || true
+check "events deliver: the endpoint asked for through the proxy, its refusal named (exit 1, retried later)" \
+  python3 - "$status" "$work/proxy.jsonl" "$work/pending.json" "$(cat "$work/proxy.port")" <<'PY'
+import json, sys
+status, port = int(sys.argv[1]), sys.argv[4]
+asked = [json.loads(line) for line in open(sys.argv[2])]
+pending = json.load(open(sys.argv[3]))
+tried = [event for event in pending if event.get("attempts", 0) > 0]
+reason = (f"the proxy 127.0.0.1:{port} refused CONNECT hooks.example.invalid:443 (it answered other than 200); "
+          "is the host allowed through it and known to its DNS (or should NO_PROXY list it)?")
+print(f"        exit {status}; the proxy was asked for {sorted({a['target'] for a in asked})}; "
+      f"{len(tried)} of {len(pending)} pending deliveries tried, their error: {sorted({e.get('last_error') for e in tried})}", file=sys.stderr)
+sys.exit(0 if status == 1 and asked and all(a["target"] == "hooks.example.invalid:443" and a["authorized"] and a["status"] == 502 for a in asked)
+         and tried and all(e["endpoint"] == "hooks" and e["last_error"] == reason for e in tried) else 1)
+PY
+kill -TERM "$simulator_pid" "$proxy_pid" 2>/dev/null || true
+wait "$simulator_pid" "$proxy_pid" 2>/dev/null || true
+simulator_pid="" proxy_pid=""
 
 # --- the units and the logrotate file -------------------------------------------------------------
 check "systemd-analyze verify: the units are clean" \

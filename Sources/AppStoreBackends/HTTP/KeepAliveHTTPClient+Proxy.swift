@@ -62,21 +62,13 @@ extension KeepAliveHTTPClient {
         return channel
     }
 
-    /// The proxy wants other credentials than those of its URL (or some, when it has none).
-    static func credentialsRefused(_ proxy: ProxyConfiguration.Proxy, status: String) -> HTTPExchangeError {
-        .connectFailed(
-            proxy.hasCredentials
-                ? "the proxy \(proxy) refused the credentials in its URL (\(status)); check the user and password in HTTPS_PROXY / HTTP_PROXY"
-                : "the proxy \(proxy) requires credentials (\(status)); put them in its URL: http://USER:PASSWORD@HOST:PORT")
-    }
-
     /// Why the proxy did not open the tunnel, in words an operator can act on.
     static func tunnelFailure(_ error: any Error, proxy: ProxyConfiguration.Proxy, target: String, deadline: NIODeadline) -> HTTPExchangeError {
         guard let refused = error as? NIOHTTP1ProxyConnectHandler.Error else {
             return connectFailure(error, to: "the proxy \(proxy)", deadline: deadline)
         }
         if refused == .proxyAuthenticationRequired() {
-            return credentialsRefused(proxy, status: "407 Proxy Authentication Required")
+            return .connectFailed(proxy.credentialsRefused(status: "407 Proxy Authentication Required"))
         }
         if refused == .httpProxyHandshakeTimeout() {
             return NIODeadline.now() >= deadline ? .timedOut : .connectFailed("the proxy \(proxy) did not answer CONNECT \(target) in time")
@@ -85,7 +77,7 @@ extension KeepAliveHTTPClient {
         if let found = text.range(of: "status: ") {
             let status = text[found.upperBound...].prefix { character in character != "," && character != ")" && character != "}" }
             // tinyproxy answers a CONNECT with wrong credentials 401, not 407.
-            if status.hasPrefix("401") { return credentialsRefused(proxy, status: String(status)) }
+            if status.hasPrefix("401") { return .connectFailed(proxy.credentialsRefused(status: String(status))) }
             return .connectFailed("the proxy \(proxy) refused CONNECT \(target): \(status); is the host allowed through it (or should NO_PROXY list it)?")
         }
         return .connectFailed("the proxy \(proxy) did not open a tunnel to \(target): \(text.prefix { $0 != "(" })")

@@ -23,6 +23,14 @@ public struct ProxyConfiguration: Sendable, Equatable {
         public var hasCredentials: Bool { authorization != nil }
 
         public var description: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+        /// What to do when the proxy wants other credentials than those of its URL (or some, when
+        /// it has none): the words of every client that goes through it.
+        package func credentialsRefused(status: String) -> String {
+            hasCredentials
+                ? "the proxy \(self) refused the credentials in its URL (\(status)); check the user and password in HTTPS_PROXY / HTTP_PROXY"
+                : "the proxy \(self) requires credentials (\(status)); put them in its URL: http://USER:PASSWORD@HOST:PORT"
+        }
     }
 
     /// For `https://` endpoints (`HTTPS_PROXY`).

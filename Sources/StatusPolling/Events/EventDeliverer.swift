@@ -166,7 +166,7 @@ public final class EventDeliverer: Sendable {
             }
             failure = (300..<400).contains(response.status.code) ? "HTTP \(response.status.code): redirects are not followed" : "HTTP \(response.status.code)"
         } catch {
-            failure = String(String(describing: error).prefix(200))
+            failure = String(client.failure(error, to: endpoint).prefix(300))
         }
         let attempts = delivery.attempts + 1
         let jitter = random.withLock { Double($0.next() >> 11) / Double(1 << 53) }

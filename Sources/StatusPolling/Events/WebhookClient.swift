@@ -9,16 +9,19 @@ import AsyncHTTPClient
 public final class WebhookClient: Sendable {
     private let direct: HTTPClient
     private let proxied: HTTPClient?
-    /// The endpoints, by name, that go through the proxy.
-    public let proxiedEndpoints: Set<String>
+    /// The proxy of each endpoint, by name, that goes through one.
+    private let proxies: [String: ProxyConfiguration.Proxy]
 
     public init(connectionsPerEndpoint: Int = DeliveryPolicy().concurrency, endpoints: [WebhookEndpoint] = [], proxy: ProxyConfiguration? = nil) {
         let routes = endpoints.compactMap { endpoint in Self.proxy(for: endpoint, in: proxy).map { (endpoint.name, $0) } }
         direct = Self.client(connectionsPerEndpoint: connectionsPerEndpoint, proxy: nil)
         // Endpoints are HTTPS unless on loopback, so every proxied one goes through HTTPS_PROXY.
         proxied = routes.first.map { Self.client(connectionsPerEndpoint: connectionsPerEndpoint, proxy: $0.1) }
-        proxiedEndpoints = Set(routes.map(\.0))
+        proxies = Dictionary(routes, uniquingKeysWith: { first, _ in first })
     }
+
+    /// The endpoints, by name, that go through the proxy.
+    public var proxiedEndpoints: Set<String> { Set(proxies.keys) }
 
     /// The proxy `endpoint` goes through, nil for a direct connection.
     static func proxy(for endpoint: WebhookEndpoint, in configuration: ProxyConfiguration?) -> ProxyConfiguration.Proxy? {
@@ -30,6 +33,20 @@ public final class WebhookClient: Sendable {
 
     func client(for endpoint: WebhookEndpoint) -> HTTPClient {
         proxiedEndpoints.contains(endpoint.name) ? proxied ?? direct : direct
+    }
+
+    /// Why a request to `endpoint` failed, in words an operator can act on: AsyncHTTPClient's proxy
+    /// errors name neither the proxy nor the target (`HTTPClientError.invalidProxyResponse`).
+    func failure(_ error: any Error, to endpoint: WebhookEndpoint) -> String {
+        guard let proxy = proxies[endpoint.name], let error = error as? HTTPClientError else { return String(describing: error) }
+        let target = "\(endpoint.url.host ?? ""):\(endpoint.url.port ?? 443)"
+        switch error {
+        case .proxyAuthenticationRequired: return proxy.credentialsRefused(status: "407 Proxy Authentication Required")
+        case .invalidProxyResponse:
+            return "the proxy \(proxy) refused CONNECT \(target) (it answered other than 200); is the host allowed through it and known to its DNS (or should NO_PROXY list it)?"
+        case .httpProxyHandshakeTimeout: return "the proxy \(proxy) did not answer CONNECT \(target) in time"
+        default: return String(describing: error)
+        }
     }
 
     public func shutdown() async throws {

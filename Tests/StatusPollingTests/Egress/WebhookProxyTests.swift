@@ -34,7 +34,10 @@ import Testing
             let refused = await #expect(throws: (any Error).self) {
                 _ = try await client.client(for: remote).execute(HTTPClientRequest(url: remote.url.absoluteString), timeout: .seconds(30))
             }
-            #expect(refused != nil)
+            let refusal = try #require(refused)
+            #expect(
+                client.failure(refusal, to: remote)
+                    == "the proxy 127.0.0.1:\(port) refused the credentials in its URL (407 Proxy Authentication Required); check the user and password in HTTPS_PROXY / HTTP_PROXY")
             let asked = proxy.recorded
             #expect(!asked.requested.isEmpty && Set(asked.requested) == ["hooks.example.test:8443"], "\(asked.requested)")
             #expect(Set(asked.authorizations) == ["Basic " + Data("events:s3cret".utf8).base64EncodedString()])
@@ -42,6 +45,26 @@ import Testing
             _ = try? await client.client(for: local).execute(HTTPClientRequest(url: local.url.absoluteString), timeout: .seconds(5))
             // (The pool may still be asking for the remote tunnel: only its target may appear.)
             #expect(Set(proxy.recorded.requested) == ["hooks.example.test:8443"])
+            try await client.shutdown()
+        }
+    }
+
+    /// A proxy that will not open the tunnel (squid's 502 for a name its DNS does not know) is named
+    /// with the target in the delivery's error, not as AsyncHTTPClient's bare `invalidProxyResponse`.
+    @Test func aRefusedTunnelNamesTheProxyAndTheTarget() async throws {
+        let proxy = ConnectProxy(refusing: "502 Bad Gateway")
+        try await proxy.withRunning { port in
+            let remote = try Self.endpoint("remote", "https://hooks.example.test:8443/events")
+            let client = WebhookClient(endpoints: [remote], proxy: ProxyConfiguration(https: .init(host: "127.0.0.1", port: port)))
+            let refused = await #expect(throws: (any Error).self) {
+                _ = try await client.client(for: remote).execute(HTTPClientRequest(url: remote.url.absoluteString), timeout: .seconds(30))
+            }
+            let refusal = try #require(refused)
+            #expect(
+                client.failure(refusal, to: remote)
+                    == "the proxy 127.0.0.1:\(port) refused CONNECT hooks.example.test:8443 (it answered other than 200); is the host allowed through it and known to its DNS (or should NO_PROXY list it)?"
+            )
+            #expect(proxy.recorded.refused >= 1 && Set(proxy.recorded.requested) == ["hooks.example.test:8443"])
             try await client.shutdown()
         }
     }
