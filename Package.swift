@@ -99,6 +99,8 @@ let package = Package(
             dependencies: [
                 "StatusPolling",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API on GRDB's compiled statements (Database+SQLStatement.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -191,8 +193,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // mallopt, to cap malloc's arenas at start-up.
+                "CMalloc",
             ]
         ),
+        // glibc's malloc.h (mallopt), which the Glibc module does not export.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // The thin command line: parse, configure, call the library, map the outcome to an exit code.
         // It links neither the simulator nor the demo: the package check asserts it.
         .executableTarget(

@@ -1,37 +1,40 @@
 import GRDB
+import GRDBSQLite
 import StatusPolling
 
-/// A GRDB row read left to right as a ``ColumnReader``: how the SQLite store reads the rows of
-/// the library's shared statements. Reads the cells in place (a cursor's row is not copied), each
-/// as one `DatabaseValue` (a concrete decode: a generic decode per column instantiated its
-/// optional type's metadata for every cell of every row).
+/// A result row of a stepped statement read left to right as a ``ColumnReader``: how the SQLite
+/// store reads the rows of the library's shared statements, straight from SQLite (no row object,
+/// no copy of the other cells). Reads a cell as GRDB's `String` and `Int64` would: text from TEXT
+/// or BLOB, an integer from INTEGER or a REAL within range, nil for anything else.
 public struct SQLiteColumns: ColumnReader {
-    let row: Row
+    let statement: SQLiteStatement
     /// The next column's index.
-    private(set) var index = 0
+    private(set) var index: Int32 = 0
 
-    init(_ row: Row) { self.row = row }
+    init(_ statement: SQLiteStatement) { self.statement = statement }
 
     public mutating func text() -> String? {
-        let value = next()
-        switch value.storage {
-        case .string(let text): return text
-        case .null: return nil
-        default: return String.fromDatabaseValue(value)
+        defer { index += 1 }
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_TEXT:
+            guard let bytes = sqlite3_column_text(statement, index) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self)
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return count == 0 ? "" : nil }
+            return String(validating: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
+        default: return nil
         }
     }
 
     public mutating func integer() -> Int64? {
-        let value = next()
-        switch value.storage {
-        case .int64(let integer): return integer
-        case .null: return nil
-        default: return Int64.fromDatabaseValue(value)
-        }
-    }
-
-    private mutating func next() -> DatabaseValue {
         defer { index += 1 }
-        return row[index]
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
+        case SQLITE_FLOAT:
+            let double = sqlite3_column_double(statement, index)
+            return double >= Double(Int64.min) && double < Double(Int64.max) ? Int64(double) : nil
+        default: return nil
+        }
     }
 }

@@ -144,7 +144,11 @@ import Testing
             }
             func plan(_ query: SQLStatement) async throws -> [String] {
                 try await db.webService.read { d in
-                    try Row.fetchAll(d, sql: "EXPLAIN QUERY PLAN " + query.sql(.sqlite), arguments: StatementArguments(query)).map { $0["detail"] as String }
+                    // id, parent, notused, detail.
+                    try d.fetchAll(shared: SQLStatement(sqlite: "EXPLAIN QUERY PLAN " + query.sql(.sqlite), query.values)) { row in
+                        _ = (try row.integer(), try row.integer(), try row.integer())
+                        return try row.column() as String
+                    }
                 }
             }
             // Each term searches its own covering index: no table row (and no receipt) is read.

@@ -19,10 +19,12 @@ import Testing
         "ReportPage": ["StatusPolling"],
         "AppStoreSimulator": [],
         "PollingDemo": ["StatusPolling", "EntitlementCore", "AppStoreBackends", "AppStoreSimulator", "ReceiverServer"],
-        "PollerCommandLine": ["StatusPolling", "SQLiteStore", "PostgresStore"],
+        "PollerCommandLine": ["StatusPolling", "SQLiteStore", "PostgresStore", "CMalloc"],
         "BuildInfo": [],
         // The system zlib's module map (the prune archive): no Swift of its own.
         "CZlib": [],
+        // glibc's malloc.h (mallopt, at start-up).
+        "CMalloc": [],
         "status-poller": [
             "StatusPolling", "EntitlementCore", "AppStoreBackends", "SQLiteStore", "PostgresStore", "ReceiverServer", "ReportPage", "PollerCommandLine",
             "BuildInfo",
@@ -63,6 +65,7 @@ import Testing
         let imports = try Self.imports()
         #expect(imports["EntitlementCore"] == ["Logging", "Glibc", "Darwin"])
         #expect(imports.filter { $0.value.contains("GRDB") }.keys.sorted() == ["SQLiteStore"])
+        #expect(imports.filter { $0.value.contains("GRDBSQLite") }.keys.sorted() == ["SQLiteStore"])
         #expect(imports.filter { $0.value.contains("PostgresNIO") }.keys.sorted() == ["PostgresStore"])
     }
 }

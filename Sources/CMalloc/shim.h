@@ -1,0 +1,3 @@
+// glibc's malloc tuning (`mallopt`), which Swift's Glibc module leaves out: the executables cap
+// malloc's arenas at start-up (`CommandMain`).
+#include <malloc.h>
