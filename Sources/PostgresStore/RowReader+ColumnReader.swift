@@ -6,4 +6,6 @@ extension RowReader: ColumnReader {
     public mutating func text() throws -> String? { try next() }
 
     public mutating func integer() throws -> Int64? { try next() }
+
+    public mutating func text(equals text: String) throws -> Bool { try nextBytes()?.readableBytesView.elementsEqual(text.utf8) ?? false }
 }

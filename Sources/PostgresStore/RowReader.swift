@@ -13,4 +13,10 @@ public struct RowReader {
         defer { index += 1 }
         return try cells[index].decode(T.self)
     }
+
+    /// The next cell's bytes as the server sent them (a text's UTF-8), nil for NULL.
+    mutating func nextBytes() -> ByteBuffer? {
+        defer { index += 1 }
+        return cells[index].bytes
+    }
 }

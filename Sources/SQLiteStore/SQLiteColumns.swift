@@ -1,5 +1,8 @@
 import GRDB
 import GRDBSQLite
+#if canImport(Glibc)
+    import Glibc
+#endif
 import StatusPolling
 
 /// A result row of a stepped statement read left to right as a ``ColumnReader``: how the SQLite
@@ -25,6 +28,16 @@ public struct SQLiteColumns: ColumnReader {
             return String(validating: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
         default: return nil
         }
+    }
+
+    public mutating func text(equals text: String) -> Bool {
+        defer { index += 1 }
+        let type = sqlite3_column_type(statement, index)
+        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return false }
+        let bytes = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+        let count = Int(sqlite3_column_bytes(statement, index))
+        var text = text
+        return text.withUTF8 { utf8 in utf8.count == count && (count == 0 || bytes.map { memcmp($0, utf8.baseAddress!, count) == 0 } ?? false) }
     }
 
     public mutating func integer() -> Int64? {

@@ -23,6 +23,33 @@ import Testing
         #expect(value == .array([.string("q\"b\\s/\u{8}\u{c}\n\r\t"), .string("é€"), .string("😀"), .string("é€😀")]))
     }
 
+    /// Strings are scanned eight bytes at a time until a byte needs a look: each such byte at every
+    /// offset of strings around a word's length is read as a byte-at-a-time reader reads it.
+    @Test func aByteThatNeedsALookIsSeenAtEveryOffset() throws {
+        for length in 1...26 {
+            for offset in 0..<length {
+                let before = String(repeating: "a", count: offset), after = String(repeating: "Z", count: length - offset - 1)
+                #expect(try parse("\"\(before)\\\"\(after)\"") == .string(before + "\"" + after))
+                #expect(try parse("\"\(before)\\n\(after)\"") == .string(before + "\n" + after))
+                #expect(try parse("\"\(before)é\(after)\"") == .string(before + "é" + after))
+                #expect(try parse("\"\(before)\u{7F}\(after)\"") == .string(before + "\u{7F}" + after))
+                #expect(throws: JSONSyntaxError.self) { try parse("\"\(before)\u{1F}\(after)\"") }
+                #expect(throws: JSONSyntaxError.self) { try parse("\"\(before)\u{0}\(after)\"") }
+                // The string ends at the first quote: what follows it is not a document's end.
+                #expect(throws: JSONSyntaxError.self) { try parse("\"\(before)\"\(after)\"") }
+                #expect(throws: JSONSyntaxError.self) { try JSONValue.parse(Array("\"\(before)".utf8) + [0xFF] + Array("\(after)\"".utf8)) }
+            }
+        }
+        // Every byte from 0x20 to 0x7F but the quote and the backslash is plain; none other is.
+        for byte in UInt8(0)...UInt8(255) {
+            let plain = (0x20...0x7F).contains(byte) && byte != 0x22 && byte != 0x5C
+            for position in 0..<8 {
+                let word = UInt64(0x61) &* 0x0101_0101_0101_0101 & ~(UInt64(0xFF) << (8 * position)) | UInt64(byte) << (8 * position)
+                #expect(JSONValue.isPlain(word) == plain, "byte \(byte) at \(position)")
+            }
+        }
+    }
+
     @Test func millisecondsStayExact() throws {
         let value = try parse(#"{"ms": 9223372036854775807, "text": "1570356000000"}"#)
         guard case .object(let object) = value else { Issue.record("not an object"); return }

@@ -2,9 +2,9 @@ import EntitlementCore
 
 /// Hands the run its rows. On a store of one machine it lists the due ids once and reads the rows
 /// a page at a time, so the selection is fixed when the run starts and at most one page of
-/// receipts is held in memory. On a ``LeasingStore`` shared by several workers it leases a page at
-/// a time instead, and renews the page's leases before a row is handed out with less than half a
-/// lease left, so no row starts its verification on a lease about to expire.
+/// receipts not handed out yet is held in memory. On a ``LeasingStore`` shared by several workers
+/// it leases a page at a time instead, and renews the page's leases before a row is handed out
+/// with less than half a lease left, so no row starts its verification on a lease about to expire.
 struct SelectionCursor {
     private enum Source {
         case listed(store: any SubscriptionStore, ids: [Int64], nextPage: Int)
@@ -18,8 +18,10 @@ struct SelectionCursor {
     /// The highest id leased so far: the next lease looks after it first.
     private var lastLeased: Int64 = 0
     private let pageSize: Int
-    private var page: [SubscriptionRow] = []
-    private var index = 0
+    /// The page's rows not handed out yet, the next one last: a row handed out is no longer held
+    /// here, so its receipt lives only as long as its verification (a page kept whole held the
+    /// receipts of every row of it already sent).
+    private var waiting: [SubscriptionRow] = []
 
     /// Rows in the selection when the run started (a leasing store: the run's work not done yet).
     let total: Int
@@ -54,30 +56,26 @@ struct SelectionCursor {
     mutating func next() async throws -> SubscriptionRow? {
         switch source {
         case .listed(let store, let ids, let nextPage):
-            while index == page.count {
+            while waiting.isEmpty {
                 guard nextPage < ids.count else { return nil }
                 let end = min(nextPage + pageSize, ids.count)
-                page = try await store.subscriptions(ids: Array(ids[nextPage..<end]))
+                waiting = try await store.subscriptions(ids: Array(ids[nextPage..<end])).reversed()
                 source = .listed(store: store, ids: ids, nextPage: end)
-                index = 0
             }
         case .leased(let store, let runID, let leasedAt):
-            if index < page.count, ContinuousClock.now - leasedAt > store.leaseDuration / 2 {
-                let rest = page[index...]
-                let held = try await store.renewLeases(runID: runID, ids: rest.map(\.id))
-                page = rest.filter { held.contains($0.id) }
-                index = 0
+            if !waiting.isEmpty, ContinuousClock.now - leasedAt > store.leaseDuration / 2 {
+                let held = try await store.renewLeases(runID: runID, ids: waiting.reversed().map(\.id))
+                waiting = waiting.filter { held.contains($0.id) }
                 source = .leased(store: store, runID: runID, leasedAt: .now)
             }
-            if index == page.count {
+            if waiting.isEmpty {
                 guard !leasedOut, try await leaseNextPage(store, runID: runID) else {
                     leasedOut = true
                     return nil
                 }
             }
         }
-        defer { index += 1 }
-        return page[index]
+        return waiting.popLast()
     }
 
     /// Called when the run has nothing in flight and nothing unwritten: while other workers still
@@ -98,9 +96,9 @@ struct SelectionCursor {
 
     private mutating func leaseNextPage(_ store: any LeasingStore, runID: Int64) async throws -> Bool {
         let leasedAt = ContinuousClock.now
-        page = try await store.lease(runID: runID, limit: pageSize, after: lastLeased)
+        let page = try await store.lease(runID: runID, limit: pageSize, after: lastLeased)
         lastLeased = page.last?.id ?? lastLeased
-        index = 0
+        waiting = page.reversed()
         source = .leased(store: store, runID: runID, leasedAt: leasedAt)
         return !page.isEmpty
     }

@@ -35,14 +35,16 @@ enum PlanWriteSQL {
         SQLStatement(sqlite: "SELECT original_transaction_id, id FROM subscriptions WHERE original_transaction_id = ?", [.text(chain)])
     }
 
-    /// A row of ``lockedRows(_:ids:leases:)``: its id, the row as the planner takes it and its receipt.
-    static func locked(_ row: inout some ColumnReader) throws -> (id: Int64, row: RowUpdatePlan.LockedRow, receipt: String) {
-        let id: Int64 = try row.column(), userID: String = try row.column(), receipt: String = try row.column()
+    /// A row of ``lockedRows(_:ids:leases:)``: its id, and the row as the planner takes it, holding
+    /// the receipt sent for it (`sent`; nothing sent: a notification's answer) or not.
+    static func locked(_ row: inout some ColumnReader, sent: (Int64) -> String?) throws -> (id: Int64, row: RowUpdatePlan.LockedRow) {
+        let id: Int64 = try row.column(), userID: String = try row.column(), receipt = sent(id)
+        let holdsReceiptSent = try row.text(equals: receipt ?? "") || receipt == nil
         let leaseRun: Int64? = try row.column(), appleStateAt: Int64? = try row.column(), transactionAsOf: Int64? = try row.column()
         let locked = RowUpdatePlan.LockedRow(
-            userID: userID, holdsReceiptSent: false, state: try SubscriptionRowSQL.state(&row), appleStateAtMs: appleStateAt, leaseRun: leaseRun,
-            transactionAsOfMs: transactionAsOf)
-        return (id, locked, receipt)
+            userID: userID, holdsReceiptSent: holdsReceiptSent, state: try SubscriptionRowSQL.state(&row), appleStateAtMs: appleStateAt,
+            leaseRun: leaseRun, transactionAsOfMs: transactionAsOf)
+        return (id, locked)
     }
 
     /// The rows that own these chains, read as (chain, id).

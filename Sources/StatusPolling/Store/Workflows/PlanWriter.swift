@@ -34,24 +34,25 @@ package struct PlanWriter<Session: SQLSession> {
     /// (the others' leases belong to another run).
     package mutating func write(_ results: [ResultBatch.Result]) async throws -> (plans: [RowUpdatePlan], written: [Int64]) {
         guard !results.isEmpty else { return ([], []) }
-        var current = try await lockedRows(Array(Set(results.map(\.subscriptionID))).sorted())
+        // Each row read against the receipt its first result sent; a second result reads it again.
+        var sent: [Int64: String] = [:]
+        for result in results.reversed() { sent[result.subscriptionID] = Self.receiptSent(result) }
+        var current = try await lockedRows(Array(Set(results.map(\.subscriptionID))).sorted(), sent: sent)
         var owners = try await owners(of: results, current: current)
         var plans: [RowUpdatePlan] = [], written: [Int64] = [], planned: Set<Int64> = []
         for result in results {
             let id = result.subscriptionID
             if !planned.insert(id).inserted {
                 try await flush()
-                current[id] = try await lockedRows([id])[id]
+                current[id] = try await lockedRows([id], sent: Self.receiptSent(result).map { [id: $0] } ?? [:])[id]
             }
-            var locked = current[id]?.row
-            if case .verified(let update) = result { locked?.holdsReceiptSent = update.receiptSent.map { current[id]?.receipt == $0 } ?? true }
-            let plan = RowUpdatePlan(result, current: locked, ownerOf: { owners[$0] })
+            let plan = RowUpdatePlan(result, current: current[id], ownerOf: { owners[$0] })
             plans.append(plan)
             if plan.isWritten { written.append(id) }
             try await write(plan)
             if case .verified(let state, _, _, _) = plan.columns {
                 // Later results of the batch see this row's chain as the transaction will.
-                if let released = current[id]?.row.state.originalTransactionID { owners[released] = nil }
+                if let released = current[id]?.state.originalTransactionID { owners[released] = nil }
                 if let chain = state.originalTransactionID { owners[chain] = id }
             }
             guard let userID = plan.userID else { continue }
@@ -76,23 +77,27 @@ package struct PlanWriter<Session: SQLSession> {
     }
 
     /// The rows, PostgreSQL's in one statement (a round trip each cost more than the statement),
-    /// SQLite's one by one (each a statement kept compiled).
-    private func lockedRows(_ ids: [Int64]) async throws -> [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] {
+    /// SQLite's one by one (each a statement kept compiled); each holding `sent[id]` or not.
+    private func lockedRows(_ ids: [Int64], sent: [Int64: String]) async throws -> [Int64: RowUpdatePlan.LockedRow] {
         let statements = dialect == .sqlite ? ids.map(PlanWriteSQL.lockedRow) : [PlanWriteSQL.lockedRows(dialect, ids: ids, leases: leases)]
-        var rows: [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)] = [:]
+        var rows: [Int64: RowUpdatePlan.LockedRow] = [:]
         for statement in statements {
-            for (id, row, receipt) in try await session.rows(statement, { try PlanWriteSQL.locked(&$0) }) { rows[id] = (row, receipt) }
+            for (id, row) in try await session.rows(statement, { try PlanWriteSQL.locked(&$0, sent: { sent[$0] }) }) { rows[id] = row }
         }
         return rows
     }
 
+    /// The receipt a poll sent for `result`'s answer; nil for a notification's, or no answer.
+    private static func receiptSent(_ result: ResultBatch.Result) -> String? {
+        guard case .verified(let update) = result else { return nil }
+        return update.receiptSent
+    }
+
     /// Which rows own the chains the batch's new chains may adopt, as the transaction sees them.
-    private func owners(
-        of results: [ResultBatch.Result], current: [Int64: (row: RowUpdatePlan.LockedRow, receipt: String)]
-    ) async throws -> [String: Int64] {
+    private func owners(of results: [ResultBatch.Result], current: [Int64: RowUpdatePlan.LockedRow]) async throws -> [String: Int64] {
         let chains = results.flatMap { result -> [String] in
             guard case .verified(let update) = result, let chain = update.state.originalTransactionID,
-                chain != current[update.subscriptionID]?.row.state.originalTransactionID
+                chain != current[update.subscriptionID]?.state.originalTransactionID
             else { return [] }
             return ([update.state] + update.otherChains).compactMap(\.originalTransactionID)
         }
