@@ -63,8 +63,8 @@ public final class VerifyReceiptClient: SubscriptionStatusSource {
             return StatusLookup(result: .failed(failure), stats: verification.stats)
         case .answered(let response):
             var answer = response.statusAnswer
-            // Apple's copy of the receipt sent, the usual answer, shares the row's storage: a run
-            // holds a thousand answers at c = 256 waiting for the writer, 3 KB more each otherwise.
+            // Apple's copy of the receipt sent, the usual answer, shares the row's storage: the
+            // answers waiting for the writer held 4 MB of copies at c = 256 (heaptrack).
             if answer.latestReceipt == row.latestReceipt { answer.latestReceipt = row.latestReceipt }
             return StatusLookup(result: .answered(answer), stats: verification.stats)
         case .failed(let failure): return StatusLookup(result: .failed(failure), stats: verification.stats)
