@@ -17,27 +17,28 @@ public struct SQLiteColumns: ColumnReader {
     init(_ statement: SQLiteStatement) { self.statement = statement }
 
     public mutating func text() -> String? {
-        defer { index += 1 }
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_TEXT:
-            guard let bytes = sqlite3_column_text(statement, index) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self)
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return count == 0 ? "" : nil }
-            return String(validating: UnsafeRawBufferPointer(start: bytes, count: count), as: UTF8.self)
-        default: return nil
-        }
+        guard let (bytes, isText) = nextBytes() else { return nil }
+        // A BLOB only if it is UTF-8, as GRDB's `String(data:encoding:)` read it.
+        return isText ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     public mutating func text(equals text: String) -> Bool {
+        guard let (bytes, _) = nextBytes() else { return false }
+        var text = text
+        return text.withUTF8 { utf8 in utf8.count == bytes.count && (bytes.isEmpty || memcmp(bytes.baseAddress!, utf8.baseAddress!, bytes.count) == 0) }
+    }
+
+    /// The next cell's bytes where SQLite holds them (until the next step), if it is TEXT or BLOB,
+    /// and whether it is TEXT.
+    private mutating func nextBytes() -> (bytes: UnsafeRawBufferPointer, isText: Bool)? {
         defer { index += 1 }
         let type = sqlite3_column_type(statement, index)
-        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return false }
-        let bytes = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
+        guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return nil }
+        // The pointer before the count, as SQLite documents; an empty BLOB has no pointer.
+        let start = type == SQLITE_TEXT ? UnsafeRawPointer(sqlite3_column_text(statement, index)) : sqlite3_column_blob(statement, index)
         let count = Int(sqlite3_column_bytes(statement, index))
-        var text = text
-        return text.withUTF8 { utf8 in utf8.count == count && (count == 0 || bytes.map { memcmp($0, utf8.baseAddress!, count) == 0 } ?? false) }
+        guard start != nil || count == 0 else { return nil }
+        return (UnsafeRawBufferPointer(start: start, count: count), type == SQLITE_TEXT)
     }
 
     public mutating func integer() -> Int64? {
