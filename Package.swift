@@ -187,18 +187,21 @@ let package = Package(
             name: "PollerCommandLine",
             dependencies: [
                 "StatusPolling",
+                // RFC3339Timestamp, for the dates of --now and --since.
+                "EntitlementCore",
                 "SQLiteStore",
                 "PostgresStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // mallopt, to cap malloc's arenas at start-up.
+                // One malloc arena, held from load (Sources/CMalloc/CMalloc.c).
                 "CMalloc",
             ]
         ),
-        // glibc's malloc.h (mallopt), which the Glibc module does not export.
-        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
+        // One malloc arena, set by a C constructor when an executable loads (before any thread
+        // allocates, which a `mallopt` in Swift's `main` comes after).
+        .target(name: "CMalloc"),
         // The thin command line: parse, configure, call the library, map the outcome to an exit code.
         // It links neither the simulator nor the demo: the package check asserts it.
         .executableTarget(

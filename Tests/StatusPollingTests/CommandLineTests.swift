@@ -49,6 +49,35 @@ import StatusPolling
         }
     }
 
+    /// `--now` as a date-time in UTC, with fractions, with an offset, or as a plain date (its
+    /// midnight UTC): each is the run's clock to the millisecond (`RFC3339Timestamp`, not
+    /// Foundation's ISO 8601 style, reads them).
+    @Test(arguments: [
+        ("2026-01-29T00:00:00Z", Int64(1_769_644_800_000)), ("2026-01-29T00:00:00.250Z", 1_769_644_800_250),
+        ("2026-01-29T02:30:00+02:30", 1_769_644_800_000), ("2026-01-28T19:00:00-05:00", 1_769_644_800_000),
+        ("2026-01-29", 1_769_644_800_000),
+    ])
+    func nowIsTheRunsClockInEachForm(now: String, ms: Int64) async throws {
+        try await withTemporaryDatabase { db in
+            let run = try await statusPoller(
+                ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", now, "--report", "json"],
+                environment: ["APPSTORE_SHARED_SECRET": "s3cr3t"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            #expect(report["now_ms"] as? Int64 == ms)
+        }
+    }
+
+    @Test(arguments: ["2026-01-29T00:00:00", "2026-02-30", "2026-01-29T24:00:00Z", "29/01/2026", "2026-01-29Z"])
+    func nowThatIsNotADateIsRefused(now: String) async throws {
+        try await withTemporaryDatabase { db in
+            let run = try await statusPoller(
+                ["run", "--database", db.path, "--bundle-id", AppleJSON.bundleID, "--now", now], environment: ["APPSTORE_SHARED_SECRET": "s3cr3t"])
+            #expect(run.status == 2)
+            #expect(run.stderr.contains("--now must be ISO 8601 like 2026-11-22T03:00:00Z, got '\(now)'."), "\(run.stderr)")
+        }
+    }
+
     @Test func plainHTTPOnlyToLoopbackAndTheBreakerAndDeadlineOptionsAreChecked() async throws {
         try await withTemporaryDatabase { db in
             let secret = ["APPSTORE_SHARED_SECRET": "s3cr3t"]

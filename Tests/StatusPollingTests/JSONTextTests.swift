@@ -33,4 +33,11 @@ import Testing
         }
         #expect(JSONText.quoted("a\"b\\c\nd") == #""a\"b\\c\nd""#)
     }
+
+    /// The run's options in `poll_runs.options`: keys sorted, values escaped, an empty object as `{}`.
+    @Test func anObjectOfStringsHasItsKeysSorted() {
+        #expect(JSONText.object([:]) == "{}")
+        #expect(JSONText.object(["concurrency": "64", "backend": "verify-receipt", "bundle_id": "com.example \"quoted\""])
+            == #"{"backend":"verify-receipt","bundle_id":"com.example \"quoted\"","concurrency":"64"}"#)
+    }
 }

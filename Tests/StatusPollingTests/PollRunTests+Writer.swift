@@ -34,9 +34,9 @@ extension PollRunTests {
     }
 
     /// A writer that cannot keep up holds the run back: with four in flight and batches of four,
-    /// no row starts once eight answers wait behind the batch being written, so the App Store sees
-    /// 4 (the batch) + 8 + 3 (in flight when the eighth came) = 15 requests until the database frees up.
-    @Test(arguments: StoreKind.available) func aBlockedWriterStopsNewRowsOnceTwoBatchesOfAnswersWait(kind: StoreKind) async throws {
+    /// no row starts once four answers wait behind the batch being written, so the App Store sees
+    /// 4 (the batch) + 4 + 3 (in flight when the fourth came) = 11 requests until the database frees up.
+    @Test(arguments: StoreKind.available) func aBlockedWriterStopsNewRowsOnceABatchOfAnswersWaits(kind: StoreKind) async throws {
         try await withStore(kind) { db in
             try await ScriptedAppStore.withServer { server, production, sandbox in
                 for index in 0..<40 {
@@ -46,22 +46,22 @@ extension PollRunTests {
                 // Another connection holds the database's write lock; the run's store waits for it.
                 // Released below; and whatever happens, before the test leaves.
                 try await db.withWriteLockHeld { store, release in
-                    // A timeout that never fires: a retry would be a sixteenth request.
+                    // A timeout that never fires: a retry would be a twelfth request.
                     let configuration = VerifyReceiptTesting.configuration(production, sandbox, attempts: 3)
                     let report = Task {
                         try await VerifyReceiptClient.withClient(configuration, http: VerifyReceiptTesting.http, jitter: { 0.5 }) { client in
                             let run = PollRun(
                                 configuration: .init(bundleID: AppleJSON.bundleID, nowMs: now, concurrency: 4, pageSize: 500, batchSize: 4, flushInterval: .seconds(600)),
                                 store: store, source: client, logger: Logger(label: "test"))
-                            #expect(run.configuration.maxPending == 8)
+                            #expect(run.configuration.maxPending == 4)
                             return await run.run()
                         }
                     }
-                    // The fifteen come however slow the machine; the bound only ends a run that sends fewer.
-                    _ = try await eventually { await server.received.count >= 15 }
-                    // Room for a sixteenth to show up, were the run to send one.
+                    // The eleven come however slow the machine; the bound only ends a run that sends fewer.
+                    _ = try await eventually { await server.received.count >= 11 }
+                    // Room for a twelfth to show up, were the run to send one.
                     try await Task.sleep(for: .milliseconds(500))
-                    #expect(await server.received.count == 15)
+                    #expect(await server.received.count == 11)
                     release()
                     let finished = try await report.value
                     #expect(finished.verified == 40)

@@ -19,7 +19,7 @@ import Testing
         "ReportPage": ["StatusPolling"],
         "AppStoreSimulator": [],
         "PollingDemo": ["StatusPolling", "EntitlementCore", "AppStoreBackends", "AppStoreSimulator", "ReceiverServer"],
-        "PollerCommandLine": ["StatusPolling", "SQLiteStore", "PostgresStore", "CMalloc"],
+        "PollerCommandLine": ["StatusPolling", "EntitlementCore", "SQLiteStore", "PostgresStore", "CMalloc"],
         "BuildInfo": [],
         // The system zlib's module map (the prune archive): no Swift of its own.
         "CZlib": [],

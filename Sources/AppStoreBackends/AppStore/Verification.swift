@@ -5,7 +5,9 @@ import EntitlementCore
 public struct Verification: Sendable {
     public enum Result: Sendable {
         /// Apple answered with a receipt to decide on (status 0 or 21006).
-        case answered(VerifyReceiptResponse)
+        /// Boxed: the response is large, and the result is held in the async frames of every
+        /// request in flight.
+        indirect case answered(VerifyReceiptResponse)
         /// No usable answer; the row keeps its entitlement.
         case failed(VerificationFailure)
     }

@@ -8,7 +8,8 @@ extension VerifyReceiptClient {
     /// One HTTP exchange, classified: an answer to read, a failure worth retrying, or a final one.
     struct Exchange {
         enum Outcome {
-            case answer(VerifyReceiptResponse)
+            /// Boxed, as ``Verification/Result/answered(_:)`` is.
+            indirect case answer(VerifyReceiptResponse)
             case transient(VerificationFailure, retryAfter: Duration?)
             case permanent(VerificationFailure)
         }

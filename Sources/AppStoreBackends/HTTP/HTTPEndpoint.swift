@@ -11,11 +11,13 @@ public struct HTTPEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an `http` or `https` URL; nil for anything else.
     public init?(_ url: String) {
+        // The host as the URL spells it (a Unicode name arrives IDNA-encoded): `host` would decode
+        // it through ICU's IDNA, 1 MB of resident memory for a name DNS needs in ASCII anyway.
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+            scheme == "http" || scheme == "https", let encoded = components.encodedHost, !encoded.isEmpty
         else { return nil }
         useTLS = scheme == "https"
-        self.host = host
+        host = encoded.hasPrefix("[") && encoded.hasSuffix("]") ? String(encoded.dropFirst().dropLast()) : encoded
         port = components.port ?? (useTLS ? 443 : 80)
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         target = components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path

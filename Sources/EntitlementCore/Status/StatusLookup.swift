@@ -2,7 +2,9 @@
 public struct StatusLookup: Sendable {
     public enum Result: Sendable {
         /// The backend answered with the row's subscriptions, to decide on.
-        case answered(StatusAnswer)
+        /// Boxed: an answer is large, and a lookup is held in the async frames of every request
+        /// in flight (2 KB of each at c = 256 inline, heaptrack).
+        indirect case answered(StatusAnswer)
         /// No usable answer; the row keeps its entitlement.
         case failed(VerificationFailure)
         /// The backend refused the poller's credentials (verifyReceipt's 21004, a 401 for a bad

@@ -92,7 +92,7 @@ public struct OutboundEvent: Sendable, Equatable {
         func member(_ key: String, _ number: Int64?) { out.append(key); out.append(number?.description ?? "null") }
         member(#"{"id":"#, eventID)
         member(#","type":"#, kind.rawValue)
-        member(#","timestamp":"#, Self.iso8601(atMs))
+        member(#","timestamp":"#, RFC3339Timestamp.text(atMs))
         member(#","data":{"user_id":"#, userID)
         member(#","subscription_id":"#, subscriptionID)
         member(#","original_transaction_id":"#, originalTransactionID)
@@ -111,29 +111,5 @@ public struct OutboundEvent: Sendable, Equatable {
         member(#","at_ms":"#, atMs)
         out.append("}}")
         return out
-    }
-
-    /// `ms` as ISO 8601 in UTC with milliseconds (`2026-11-27T18:12:25.123Z`), the form of
-    /// Foundation's `ISO8601FormatStyle(includingFractionalSeconds: true)` without its cost per
-    /// event, and exact: Foundation, from a `Double` of seconds, writes 999 ms as ".998". The civil
-    /// date from days since 1970 is Howard Hinnant's `civil_from_days`.
-    static func iso8601(_ ms: Int64) -> String {
-        let (days, msOfDay) = ms.quotientAndRemainder(dividingBy: 86_400_000)
-        let (day, dayMs) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func padded(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
-        }
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(dayMs / 3_600_000, 2)):"
-            + "\(padded(dayMs / 60_000 % 60, 2)):\(padded(dayMs / 1_000 % 60, 2)).\(padded(dayMs % 1_000, 3))Z"
     }
 }

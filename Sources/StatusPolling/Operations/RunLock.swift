@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ public final class RunLock: RunLease {
         public static func current(command: String) -> Holder {
             Holder(
                 pid: ProcessInfo.processInfo.processIdentifier, host: ProcessInfo.processInfo.hostName,
-                startedAt: Date().formatted(.iso8601), command: command)
+                startedAt: RFC3339Timestamp.text(Int64(Date().timeIntervalSince1970 * 1000), fractionalSeconds: false), command: command)
         }
 
         public var description: String { "\(command) pid \(pid) on \(host), started \(startedAt)" }

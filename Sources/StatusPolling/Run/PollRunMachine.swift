@@ -20,8 +20,10 @@ struct PollRunMachine {
         /// a backoff, the gate's version, and why it closed (the breaker tripped on answers).
         case room(limit: Int, backingOff: Int, version: UInt64, closed: String? = nil)
         /// The cursor's next row (after `.takeRow`); nil when none is left, or none is free to lease now.
-        case nextRow(SubscriptionRow?)
-        case result(PollRun.RowResult)
+        /// Boxed (`indirect`), as `result` is: an event is held in every async frame of the loop and
+        /// of each child task, and inline these two cases made it 1 KB to copy and keep there.
+        indirect case nextRow(SubscriptionRow?)
+        indirect case result(PollRun.RowResult)
         /// A request abandoned after a stop request's grace period.
         case abandoned
         /// A row ended unfinished: the gate closed before its next request (it keeps its columns).
@@ -73,7 +75,7 @@ struct PollRunMachine {
         /// `.deadlinePassed` after the run's deadline.
         case watchDeadline(Duration)
         /// Verify one row, once the `--max-rate` pacer gives a slot: `.result`, or `.abandoned`.
-        case verify(SubscriptionRow)
+        indirect case verify(SubscriptionRow)
         /// `.roomChanged` once the gate changed since `version`.
         case watchRoom(since: UInt64)
         /// Write a batch with the run's checkpoint: `.written`. The write runs in a task of its own,

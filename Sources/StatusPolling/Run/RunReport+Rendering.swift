@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 extension RunReport {
@@ -11,7 +12,7 @@ extension RunReport {
     /// A short table for people, for `--report text`.
     public func text() -> String {
         var lines: [String] = []
-        let clock = Date(timeIntervalSince1970: Double(nowMs) / 1000).formatted(.iso8601)
+        let clock = RFC3339Timestamp.text(nowMs, fractionalSeconds: false)
         lines.append("status-poller run at \(clock)\(dryRun ? " (dry run: nothing written)" : "")")
         if let catchUp {
             lines.append(Self.row("catch-up", catchUp.line.isEmpty ? "nothing read" : catchUp.line))

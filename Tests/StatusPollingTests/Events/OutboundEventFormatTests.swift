@@ -15,18 +15,22 @@ import Testing
     ])
     func theTimestampIsFoundationsISO8601(ms: Int64) {
         let foundation = Date(timeIntervalSince1970: Double(ms) / 1000).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-        #expect(OutboundEvent.iso8601(ms) == foundation)
+        #expect(RFC3339Timestamp.text(ms) == foundation)
+        // Without fractions, as the run's clock and the run lock's holder write it.
+        #expect(RFC3339Timestamp.text(ms, fractionalSeconds: false) == Date(timeIntervalSince1970: Double(ms) / 1000).formatted(.iso8601))
+        // And back: the parser the receipts and the command line's dates go through reads it.
+        #expect(RFC3339Timestamp.milliseconds(RFC3339Timestamp.text(ms)) == ms)
     }
 
     /// Milliseconds exactly. Foundation, from a `Double` of seconds, truncates 0.999 s to ".998"
     /// (the helper's first version wrote that); the event's own `at_ms` is the exact figure.
     @Test func leapDaysCenturiesAndMilliseconds() {
-        #expect(OutboundEvent.iso8601(951_782_400_000) == "2000-02-29T00:00:00.000Z")
-        #expect(OutboundEvent.iso8601(4_107_542_400_000) == "2100-03-01T00:00:00.000Z")
-        #expect(OutboundEvent.iso8601(-1) == "1969-12-31T23:59:59.999Z")
-        #expect(OutboundEvent.iso8601(999) == "1970-01-01T00:00:00.999Z")
-        #expect(OutboundEvent.iso8601(1_709_164_800_123) == "2024-02-29T00:00:00.123Z")
-        #expect(OutboundEvent.iso8601(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(RFC3339Timestamp.text(951_782_400_000) == "2000-02-29T00:00:00.000Z")
+        #expect(RFC3339Timestamp.text(4_107_542_400_000) == "2100-03-01T00:00:00.000Z")
+        #expect(RFC3339Timestamp.text(-1) == "1969-12-31T23:59:59.999Z")
+        #expect(RFC3339Timestamp.text(999) == "1970-01-01T00:00:00.999Z")
+        #expect(RFC3339Timestamp.text(1_709_164_800_123) == "2024-02-29T00:00:00.123Z")
+        #expect(RFC3339Timestamp.text(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
     }
 
     @Test func idsAreTheWallClockThenEightyBitsThatNeverRepeatInAProcess() {

@@ -1,3 +1,5 @@
+import EntitlementCore
+
 extension AppReceipt {
     /// One in-app purchase receipt (payload attribute 17): a transaction of the app's products.
     public struct InAppPurchase: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import EntitlementCore
 import Foundation
 
 /// The SQL of the run history (`poll_runs`) that both stores run, with the mapping of its rows
@@ -6,8 +7,8 @@ import Foundation
 public enum PollRunsSQL {
     /// Opens a run as `running` and returns its id; `worker`: the worker's name on a store shared
     /// by several (PostgreSQL's `poll_runs.worker`; SQLite has no such column).
-    public static func insert(_ start: RunStart, worker: String? = nil) throws -> SQLStatement {
-        let options = String(decoding: try JSONSerialization.data(withJSONObject: start.options, options: [.sortedKeys]), as: UTF8.self)
+    public static func insert(_ start: RunStart, worker: String? = nil) -> SQLStatement {
+        let options = JSONText.object(start.options)
         let workerValue: SQLStatement = worker.map { ", \($0)" } ?? ""
         return """
             INSERT INTO poll_runs (mode, status, started_at, run_clock, host, pid, options, version\(unescaped: worker == nil ? "" : ", worker"))

@@ -5,11 +5,11 @@ import Foundation
 /// share it (``SQLStore/workShare``).
 extension RunJournal where Self: SQLStore {
     public func startRun(_ start: RunStart) async throws -> Int64 {
-        try await commit([try PollRunsSQL.insert(start, worker: workShare?.worker)], rowsOfLast: { row -> Int64 in try row.column() })[0]
+        try await commit([PollRunsSQL.insert(start, worker: workShare?.worker)], rowsOfLast: { row -> Int64 in try row.column() })[0]
     }
 
     public func startBackfill(_ start: RunStart, targets: BackfillTargets) async throws -> (runID: Int64, targets: Int) {
-        let insert = try PollRunsSQL.insert(start, worker: workShare?.worker), shared = workShare != nil
+        let insert = PollRunsSQL.insert(start, worker: workShare?.worker), shared = workShare != nil
         return try await transaction { session in
             let runID: Int64 = try await session.rows(insert) { try $0.column() }[0]
             var count = 0
@@ -29,7 +29,7 @@ extension RunJournal where Self: SQLStore {
             try await commit(PollRunsSQL.resume(backfill.id, start: start))
             return backfill.id
         }
-        let insert = try PollRunsSQL.insert(start, worker: workShare?.worker)
+        let insert = PollRunsSQL.insert(start, worker: workShare?.worker)
         return try await transaction { session in
             let runID: Int64 = try await session.rows(insert) { try $0.column() }[0]
             try await session.execute(PollRunsSQL.join(runID, backfill: backfill))

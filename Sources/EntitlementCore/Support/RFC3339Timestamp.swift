@@ -1,9 +1,11 @@
-/// Reads the RFC 3339 dates of app receipts ("2024-05-01T12:00:00Z", fractions and offsets
-/// allowed) into Unix milliseconds. Written by hand: a formatter per receipt would cost more than
-/// the parse, and Foundation's parsers differ between platforms on the edge cases.
-enum RFC3339Timestamp {
+/// RFC 3339 date-times ("2024-05-01T12:00:00Z") to and from Unix milliseconds: the dates of app
+/// receipts, the command line's `--now` and `--since`, the events' timestamps, the run's clock.
+/// Written by hand: a formatter per receipt or event would cost more than the work, Foundation's
+/// parsers differ between platforms on the edge cases, and Foundation's ISO 8601 style builds a
+/// calendar whose time zone loads ICU (3 MB more resident memory in a run that used it).
+public enum RFC3339Timestamp {
     /// Milliseconds since 1970 for `text`, or nil when it is not an RFC 3339 date-time.
-    static func milliseconds(_ text: String) -> Int64? {
+    public static func milliseconds(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         var i = 0
         func digits(_ count: Int) -> Int64? {
@@ -52,6 +54,30 @@ enum RFC3339Timestamp {
         guard i == b.count else { return nil }
         let seconds = daysSinceEpoch(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
         return seconds * 1000 + millis
+    }
+
+    /// `ms` in UTC, `2026-11-27T18:12:25.123Z` (or `…25Z` without `fractionalSeconds`): the form
+    /// of Foundation's `ISO8601FormatStyle`, and exact where Foundation, from a `Double` of
+    /// seconds, writes 999 ms as ".998". The civil date is Howard Hinnant's `civil_from_days`.
+    public static func text(_ ms: Int64, fractionalSeconds: Bool = true) -> String {
+        let (days, msOfDay) = ms.quotientAndRemainder(dividingBy: 86_400_000)
+        let (day, dayMs) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        }
+        let seconds = "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(dayMs / 3_600_000, 2)):"
+            + "\(padded(dayMs / 60_000 % 60, 2)):\(padded(dayMs / 1_000 % 60, 2))"
+        return fractionalSeconds ? "\(seconds).\(padded(dayMs % 1_000, 3))Z" : seconds + "Z"
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
