@@ -58,19 +58,11 @@ public enum RFC3339Timestamp {
 
     /// `ms` in UTC, `2026-11-27T18:12:25.123Z` (or `…25Z` without `fractionalSeconds`): the form
     /// of Foundation's `ISO8601FormatStyle`, and exact where Foundation, from a `Double` of
-    /// seconds, writes 999 ms as ".998". The civil date is Howard Hinnant's `civil_from_days`.
+    /// seconds, writes 999 ms as ".998".
     public static func text(_ ms: Int64, fractionalSeconds: Bool = true) -> String {
         let (days, msOfDay) = ms.quotientAndRemainder(dividingBy: 86_400_000)
         let (day, dayMs) = msOfDay < 0 ? (days - 1, msOfDay + 86_400_000) : (days, msOfDay)
-        let z = day + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let dayOfMonth = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, dayOfMonth) = civil(daysSinceEpoch: day)
         func padded(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
             return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
@@ -78,6 +70,20 @@ public enum RFC3339Timestamp {
         let seconds = "\(padded(year, 4))-\(padded(month, 2))-\(padded(dayOfMonth, 2))T\(padded(dayMs / 3_600_000, 2)):"
             + "\(padded(dayMs / 60_000 % 60, 2)):\(padded(dayMs / 1_000 % 60, 2))"
         return fractionalSeconds ? "\(seconds).\(padded(dayMs % 1_000, 3))Z" : seconds + "Z"
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01 (H. Hinnant's `civil_from_days`):
+    /// the report's months use it too.
+    public static func civil(daysSinceEpoch days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
