@@ -49,7 +49,7 @@ struct NotificationsSimulate: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
+        let startMs = ISO8601.milliseconds(start)
         let startDate = Date(timeIntervalSince1970: Double(startMs) / 1000)
         let pki = try SimulatorPKI(notValidBefore: startDate.addingTimeInterval(-86_400), notValidAfter: startDate.addingTimeInterval(400 * 86_400))
         _ = try ServerAPIKeyFiles.write(pki: pki, key: SimulatedInAppPurchaseKey(), into: keyDir)

@@ -160,7 +160,7 @@ extension StatusPollerDemo {
         func run() async throws {
             let logger = LogSetup.make(level: .info)
             if lean { return try await runLean(logger: logger) }
-            let startMs = start.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) } ?? Int64(Date().timeIntervalSince1970 * 1000)
+            let startMs = ISO8601.milliseconds(start)
             var population = try PopulationConfiguration(subscribers: subscribers, seed: seed, startMs: startMs, bundleID: bundleId, appAppleID: appAppleId, gracePeriodDays: gracePeriodDays)
                 .applying(rates: eventRates)
             if let sharedSecretFile {

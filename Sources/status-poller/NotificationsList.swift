@@ -32,7 +32,7 @@ struct NotificationsList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let query = NotificationQuery(unmatchedOnly: unmatched, sinceMs: since.flatMap(ISO8601.parse).map { Int64($0.timeIntervalSince1970 * 1000) }, userID: userId, limit: last)
+        let query = NotificationQuery(unmatchedOnly: unmatched, sinceMs: since.flatMap(ISO8601.unixMilliseconds), userID: userId, limit: last)
         try await storeOptions.withStore(try await storeOptions.settings()) { (store: any SubscriberDirectory, database) in
             let notifications = try await store.notifications(query)
             switch format {
