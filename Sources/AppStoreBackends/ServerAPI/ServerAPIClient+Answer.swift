@@ -110,7 +110,13 @@ extension ServerAPIClient {
                 TransactionCommitment(
                     billingPlanType: $0, billingPeriod: payload.commitmentInfo?.billingPeriodNumber,
                     billingPeriods: payload.commitmentInfo?.totalBillingPeriods, expiresAtMs: payload.commitmentInfo?.commitmentExpiresDate)
-            })
+            },
+            facts: TransactionFacts(
+                signedAtMs: payload.signedDate, environment: payload.environment, price: payload.price, currency: payload.currency,
+                storefront: payload.storefront, storefrontID: payload.storefrontId, transactionReason: payload.transactionReason,
+                offerType: payload.offerType, offerIdentifier: payload.offerIdentifier, offerDiscountType: payload.offerDiscountType,
+                offerPeriod: payload.offerPeriod, revocationReason: payload.revocationReason, revocationType: payload.revocationType,
+                revocationPercentage: payload.revocationPercentage, webOrderLineItemID: payload.webOrderLineItemId))
     }
 
     static func renewal(_ payload: JWSRenewalInfoPayload) -> SubscriptionRenewalInfo {

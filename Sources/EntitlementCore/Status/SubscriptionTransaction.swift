@@ -18,11 +18,13 @@ public struct SubscriptionTransaction: Sendable, Equatable {
     /// Monthly billing with a 12-month commitment (App Store Server API 1.21): `billingPlanType`,
     /// and which period of how many it pays until when (`commitmentInfo`). Nil without one.
     public var commitment: TransactionCommitment?
+    /// What the ledger keeps beyond the decision's fields: price, storefront, offer, signing.
+    public var facts: TransactionFacts
 
     public init(
         productID: String?, transactionID: String? = nil, originalTransactionID: String?, purchaseDateMs: Int64? = nil,
         expiresDateMs: Int64?, revocationDateMs: Int64? = nil, isUpgraded: Bool = false,
-        ownershipType: String? = nil, commitment: TransactionCommitment? = nil
+        ownershipType: String? = nil, commitment: TransactionCommitment? = nil, facts: TransactionFacts = TransactionFacts()
     ) {
         self.productID = productID
         self.transactionID = transactionID
@@ -33,5 +35,6 @@ public struct SubscriptionTransaction: Sendable, Equatable {
         self.isUpgraded = isUpgraded
         self.ownershipType = ownershipType
         self.commitment = commitment
+        self.facts = facts
     }
 }

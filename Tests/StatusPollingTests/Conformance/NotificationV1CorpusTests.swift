@@ -38,7 +38,8 @@ import Testing
         #expect(receipt.latestReceiptInfo.allSatisfy { !$0.isTrialPeriod && !$0.isInIntroOfferPeriod && $0.cancellationDateMs == nil })
         #expect(receipt.latestReceiptInfo.first == LatestReceiptInfo(
             productID: "one_month_subscription", transactionID: "1000000746095599", originalTransactionID: "1000000723811158",
-            purchaseDateMs: 1_606_292_762_000, expiresDateMs: 1_606_293_062_000, subscriptionGroupIdentifier: "20667927"))
+            purchaseDateMs: 1_606_292_762_000, expiresDateMs: 1_606_293_062_000, subscriptionGroupIdentifier: "20667927",
+            webOrderLineItemID: "1000000057713932"))
         #expect(receipt.latestReceiptInfo.last?.transactionID == "1000000739321528")
         #expect(receipt.latestReceiptInfo.compactMap(\.expiresDateMs).max() == 1_606_293_062_000)
         #expect(receipt.latestReceiptInfo.compactMap(\.purchaseDateMs).min() == 1_601_297_753_000)

@@ -25,12 +25,20 @@ public struct LatestReceiptInfo: Sendable, Equatable {
     public var subscriptionGroupIdentifier: String?
     /// `in_app_ownership_type`: "PURCHASED" or "FAMILY_SHARED".
     public var inAppOwnershipType: String?
+    /// `web_order_line_item_id`. This and the offer's keys feed the ledger only, so one of an
+    /// unexpected type reads as absent rather than refusing the answer.
+    public var webOrderLineItemID: String?
+    /// `promotional_offer_id`: the promotional offer this period was bought with.
+    public var promotionalOfferID: String?
+    /// `offer_code_ref_name`: the offer code's reference name.
+    public var offerCodeRefName: String?
 
     public init(
         productID: String?, transactionID: String? = nil, originalTransactionID: String?,
         purchaseDateMs: Int64? = nil, expiresDateMs: Int64?, cancellationDateMs: Int64? = nil,
         cancellationReason: String? = nil, isUpgraded: Bool = false, isTrialPeriod: Bool = false,
-        isInIntroOfferPeriod: Bool = false, subscriptionGroupIdentifier: String? = nil, inAppOwnershipType: String? = nil
+        isInIntroOfferPeriod: Bool = false, subscriptionGroupIdentifier: String? = nil, inAppOwnershipType: String? = nil,
+        webOrderLineItemID: String? = nil, promotionalOfferID: String? = nil, offerCodeRefName: String? = nil
     ) {
         self.productID = productID
         self.transactionID = transactionID
@@ -44,6 +52,9 @@ public struct LatestReceiptInfo: Sendable, Equatable {
         self.isInIntroOfferPeriod = isInIntroOfferPeriod
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
         self.inAppOwnershipType = inAppOwnershipType
+        self.webOrderLineItemID = webOrderLineItemID
+        self.promotionalOfferID = promotionalOfferID
+        self.offerCodeRefName = offerCodeRefName
     }
 
     init(_ o: WireObject) throws {
@@ -59,5 +70,8 @@ public struct LatestReceiptInfo: Sendable, Equatable {
         isInIntroOfferPeriod = try o.bool("is_in_intro_offer_period") ?? false
         subscriptionGroupIdentifier = try o.string("subscription_group_identifier")
         inAppOwnershipType = try o.string("in_app_ownership_type")
+        webOrderLineItemID = (try? o.string("web_order_line_item_id")) ?? nil
+        promotionalOfferID = (try? o.string("promotional_offer_id")) ?? nil
+        offerCodeRefName = (try? o.string("offer_code_ref_name")) ?? nil
     }
 }

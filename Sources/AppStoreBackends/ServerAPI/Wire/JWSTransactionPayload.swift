@@ -1,5 +1,6 @@
 /// Apple's `JWSTransactionDecodedPayload`: one transaction, as the App Store Server API signs it.
-/// Dates are ms since 1970, as JSON numbers. Only the fields the decision reads are kept.
+/// Dates are ms since 1970, as JSON numbers. The decision's fields are decoded strictly; the
+/// ledger's facts (price, storefront, offer…) are ``Lenient``: a reshaped one reads as unknown.
 public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPayload {
     /// `transactionId`.
     public var transactionId: String?
@@ -42,4 +43,22 @@ public struct JWSTransactionPayload: Decodable, Sendable, Equatable, SignedPaylo
     /// `commitmentInfo` (`TransactionCommitmentInfo`): where this transaction stands in its 12-month
     /// commitment; present only with a commitment.
     public var commitmentInfo: TransactionCommitmentInfo?
+    /// `price`: in milliunits of `currency`.
+    @Lenient public var price: Int64? = nil
+    /// `currency`: ISO 4217.
+    @Lenient public var currency: String? = nil
+    /// `storefront`: ISO 3166-1 alpha-3.
+    @Lenient public var storefront: String? = nil
+    /// `storefrontId`.
+    @Lenient public var storefrontId: String? = nil
+    /// `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    @Lenient public var offerType: Int? = nil
+    /// `offerIdentifier`: the promotional offer's or offer code's name.
+    @Lenient public var offerIdentifier: String? = nil
+    /// `offerDiscountType`: "FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT" or "ONE_TIME".
+    @Lenient public var offerDiscountType: String? = nil
+    /// `offerPeriod`: ISO 8601 duration.
+    @Lenient public var offerPeriod: String? = nil
+    /// `revocationPercentage`: milliunits of a percent (December 2025).
+    @Lenient public var revocationPercentage: Int? = nil
 }
