@@ -86,7 +86,7 @@ public struct PostgreSQLDatabase: PollingDatabase {
                     // Every table a migration creates (PostgresSchema): a new one must be named here too.
                     """
                     DROP TABLE IF EXISTS event_deliveries, event_endpoints, outbound_events, subscription_events, work_targets, poll_runs, app_store_notifications, notification_history_checkpoints, renewal_extensions, consumption_requests, consumption_consents,
-                        subscriptions, schema_migrations CASCADE
+                        subscription_transactions, subscriptions, schema_migrations CASCADE
                     """,
                     "DROP FUNCTION IF EXISTS subscriptions_receipt_uploaded() CASCADE",
                 ] {

@@ -388,6 +388,47 @@ enum SQLiteSchema {
             // delete, and the prune's own, read this index instead of the whole trail.
             try db.execute(sql: "CREATE INDEX subscription_events_run ON subscription_events(run_id) WHERE run_id IS NOT NULL")
         }
+        // One row per Apple transaction id (the ledger, `LedgerColumn`), written with the row it
+        // belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
+        // Keyed by the id itself (WITHOUT ROWID): a write touches one tree fewer.
+        migrator.registerMigration("v18: the transaction ledger") { db in
+            try db.execute(sql: """
+                CREATE TABLE subscription_transactions (
+                    transaction_id TEXT PRIMARY KEY NOT NULL,
+                    original_transaction_id TEXT NOT NULL,
+                    subscription_id INTEGER,
+                    product_id TEXT,
+                    environment TEXT,
+                    purchased_at INTEGER,
+                    expires_at INTEGER,
+                    revoked_at INTEGER,
+                    revocation_reason INTEGER,
+                    revocation_type TEXT,
+                    revocation_percentage INTEGER,
+                    is_upgraded INTEGER NOT NULL DEFAULT 0 CHECK (is_upgraded IN (0, 1)),
+                    price INTEGER,
+                    currency TEXT,
+                    storefront TEXT,
+                    storefront_id TEXT,
+                    transaction_reason TEXT,
+                    offer_type INTEGER,
+                    offer_identifier TEXT,
+                    offer_discount_type TEXT,
+                    offer_period TEXT,
+                    in_app_ownership_type TEXT,
+                    web_order_line_item_id TEXT,
+                    billing_plan_type TEXT,
+                    signed_at INTEGER,
+                    as_of INTEGER NOT NULL,
+                    first_source TEXT NOT NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                ) WITHOUT ROWID
+                """)
+            try db.execute(sql: "CREATE INDEX subscription_transactions_chain ON subscription_transactions(original_transaction_id)")
+            try db.execute(sql: "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id)")
+            try db.execute(sql: "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL")
+        }
         return migrator
     }
 }

@@ -102,6 +102,10 @@ public struct RowUpdatePlan: Sendable, Equatable {
     public var asksApple = false
     /// Whether Apple's status (a V2 notification's) agreed with the columns written; nil: none to check.
     public var statusAgrees: Bool?
+    /// The answer's transactions of the chains the row owns or enrols, for the ledger: written
+    /// with the row, and for a stale answer too (its facts may be the only price known), never for
+    /// an answer the row does not take (superseded, conflict) or a failure.
+    public var ledger: [LedgerEntry] = []
 
     /// The plan of `result` for the row as locked (nil: deleted). `ownerOf` answers which row owns
     /// an `original_transaction_id` as the transaction sees it (this row's own id is ignored).
@@ -151,6 +155,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 let merge = ChainMerge(held: current, update: update)
                 if merge.isOlder, merge.state == current.state, merge.periodEvents.isEmpty {
                     events = [Event(reason: .stale, old: current.state, new: update.state)]
+                    ledger = Self.ledger(of: update, chain: chain, subscriptionID: id) { _ in .factsOnly }
                     self.result = .stale
                     return
                 }
@@ -187,6 +192,30 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 events.append(Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state))
             }
             self.result = .written(previous: current.state, adopted: adoptedInstead, discovered: discovered.count)
+            if let chain = state.originalTransactionID {
+                let rowAsOf = transactionAsOfMs ?? update.appleStateAtMs, current = state.transactionID
+                ledger = Self.ledger(of: update, chain: chain, subscriptionID: id) { transaction in
+                    guard transaction.transactionID == current else { return .newerWins }
+                    return rowAsOf <= update.appleStateAtMs ? .heldByRow : .factsOnly
+                }
+            }
+            for chain in discovered.compactMap(\.originalTransactionID) {
+                ledger += Self.ledger(of: update, chain: chain, subscriptionID: nil) { _ in .newerWins }
+            }
+        }
+    }
+
+    /// The ledger entries of `update`'s transactions of `chain` that are subscription periods
+    /// (an id and an expiry, as ``SubscriptionChain`` counts them).
+    private static func ledger(
+        of update: VerifiedUpdate, chain: String, subscriptionID: Int64?, precedence: (SubscriptionTransaction) -> LedgerEntry.Precedence
+    ) -> [LedgerEntry] {
+        update.transactions.compactMap { transaction in
+            guard transaction.originalTransactionID == chain, transaction.expiresDateMs != nil else { return nil }
+            let entry = LedgerEntry(
+                transaction: transaction, subscriptionID: subscriptionID, environment: transaction.facts.environment ?? update.state.environment,
+                asOfMs: update.appleStateAtMs, source: update.ledgerSource, atMs: update.verifiedAtMs, precedence: precedence(transaction))
+            return entry.key == nil ? nil : entry
         }
     }
 

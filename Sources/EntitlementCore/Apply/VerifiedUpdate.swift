@@ -24,12 +24,16 @@ public struct VerifiedUpdate: Sendable, Equatable {
     public var appleStateAtMs: Int64
     /// What the answer knows of the chain beyond `state`, for merging it with what the row holds.
     public var evidence: ChainEvidence
+    /// Every transaction of the answer: the ledger keeps those of the chains the row owns or enrols.
+    public var transactions: [SubscriptionTransaction]
+    /// Who brought them, for the ledger's `first_source`.
+    public var ledgerSource: LedgerSource
 
-    /// `provenance` defaults to a poll by `runID`; `appleStateAtMs` to `verifiedAtMs`.
+    /// `provenance` defaults to a poll by `runID`; `appleStateAtMs` to `verifiedAtMs`; `ledgerSource` to the provenance's.
     public init(
         subscriptionID: Int64, runID: Int64? = nil, provenance: Provenance? = nil, receiptSent: String?, state: SubscriptionState,
         otherChains: [SubscriptionState] = [], latestReceipt: String?, upstreamStatus: UpstreamStatus, verifiedAtMs: Int64, appleStateAtMs: Int64? = nil,
-        evidence: ChainEvidence = ChainEvidence()
+        evidence: ChainEvidence = ChainEvidence(), transactions: [SubscriptionTransaction] = [], ledgerSource: LedgerSource? = nil
     ) {
         self.subscriptionID = subscriptionID
         self.provenance = provenance ?? .poll(runID: runID)
@@ -41,5 +45,7 @@ public struct VerifiedUpdate: Sendable, Equatable {
         self.upstreamStatus = upstreamStatus
         self.verifiedAtMs = verifiedAtMs
         self.evidence = evidence
+        self.transactions = transactions
+        self.ledgerSource = ledgerSource ?? LedgerSource(self.provenance)
     }
 }

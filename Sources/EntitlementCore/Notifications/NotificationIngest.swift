@@ -30,7 +30,7 @@ public struct NotificationIngest: Sendable {
         return .write(.verified(VerifiedUpdate(
             subscriptionID: row.id, provenance: notification.provenance, receiptSent: nil, state: state, otherChains: otherChains,
             latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, appleStateAtMs: notification.appleStateAtMs,
-            evidence: evidence)))
+            evidence: evidence, transactions: answer.transactions, ledgerSource: notification.source == .history ? .history : .notification)))
     }
 
     /// The outcome a written plan comes to.

@@ -33,7 +33,8 @@ extension SupportDesk {
         case .adopt(let state, let latestReceipt, let otherChains, let evidence):
             let update = VerifiedUpdate(
                 subscriptionID: row.id, provenance: .extended(requestIdentifier: requestIdentifier), receiptSent: nil, state: state,
-                otherChains: otherChains, latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, evidence: evidence)
+                otherChains: otherChains, latestReceipt: latestReceipt, upstreamStatus: answer.upstreamStatus, verifiedAtMs: nowMs, evidence: evidence,
+                transactions: answer.transactions)
             let plan = try await store.apply(ResultBatch([.verified(update)]))[0]
             guard case .written? = plan.result else { return .notWritten("\(plan.result.map { "\($0)" } ?? "nothing planned")") }
             return .written(transition: plan.transition, expiresAtMs: state.expiresAt)

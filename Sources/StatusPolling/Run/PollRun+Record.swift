@@ -57,10 +57,10 @@ extension PollRun {
         switch result.decision {
         case .fail(let failure):
             return .failed(.init(subscriptionID: row.id, provenance: provenance, failure: failure, attemptedAtMs: configuration.nowMs))
-        case .adopt(let state, let otherChains, let receipt, let status, let evidence):
+        case .adopt(let state, let otherChains, let receipt, let status, let evidence, let transactions):
             return .verified(.init(
                 subscriptionID: row.id, provenance: provenance, receiptSent: row.latestReceipt, state: state, otherChains: otherChains, latestReceipt: receipt,
-                upstreamStatus: status, verifiedAtMs: configuration.nowMs, evidence: evidence))
+                upstreamStatus: status, verifiedAtMs: configuration.nowMs, evidence: evidence, transactions: transactions))
         }
     }
 

@@ -255,7 +255,9 @@ public struct PollRun: Sendable {
     /// What one row came to before anything is written.
     struct RowResult: Sendable {
         enum Decision: Sendable {
-            indirect case adopt(SubscriptionState, otherChains: [SubscriptionState], latestReceipt: String?, status: UpstreamStatus, evidence: ChainEvidence)
+            indirect case adopt(
+                SubscriptionState, otherChains: [SubscriptionState], latestReceipt: String?, status: UpstreamStatus, evidence: ChainEvidence,
+                transactions: [SubscriptionTransaction] = [])
             case fail(VerificationFailure)
         }
         var row: SubscriptionRow
@@ -275,7 +277,9 @@ public struct PollRun: Sendable {
             switch EntitlementDecision.decide(answer: answer, row: row, bundleID: configuration.bundleID, nowMs: configuration.nowMs) {
             case .adopt(let state, let receipt, let otherChains, let evidence):
                 return RowResult(
-                    row: row, decision: .adopt(state, otherChains: otherChains, latestReceipt: receipt, status: answer.upstreamStatus, evidence: evidence),
+                    row: row, decision: .adopt(
+                        state, otherChains: otherChains, latestReceipt: receipt, status: answer.upstreamStatus, evidence: evidence,
+                        transactions: answer.transactions),
                     stats: lookup.stats)
             case .reject(var failure):
                 failure.upstreamStatus = answer.upstreamStatus

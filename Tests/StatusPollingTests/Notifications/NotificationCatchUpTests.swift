@@ -37,7 +37,7 @@ import Testing
     }
 
     static func payload(_ pki: TestPKI, uuid: String, chain: String, signedAt: Int64, expires: Int64) -> String {
-        Server.signed(pki, uuid: uuid, chain: chain, signedAt: signedAt, expires: expires)["signedPayload"] as! String
+        Server.signed(pki, uuid: uuid, chain: chain, signedAt: signedAt, expires: expires, transaction: ["transactionId": "tx-\(uuid)"])["signedPayload"] as! String
     }
 
     @Test(arguments: StoreKind.available) func missedNotificationsAreAppliedOnceAndTheCheckpointMovesAfterTheLastPage(kind: StoreKind) async throws {
@@ -136,6 +136,12 @@ import Testing
             // Each notification changed its row once: one audit row each.
             #expect(try await db.row("SELECT count(*) AS n FROM subscription_events") == ["n": "5"])
             #expect(try await db.row("SELECT count(DISTINCT notification_id) AS n FROM subscription_events") == ["n": "5"])
+            // Each period once in the ledger, with who brought it first: the push, or the catch-up.
+            let ledger = try await db.rows("SELECT transaction_id, first_source, subscription_id FROM subscription_transactions ORDER BY transaction_id")
+            #expect(ledger.map { "\($0["transaction_id"]!):\($0["first_source"]!)" } == [
+                "tx-a1:notification", "tx-a2:history", "tx-b1:history", "tx-b2:history", "tx-c1:history",
+            ])
+            #expect(ledger.map { $0["subscription_id"]! } == ["A", "A", "B", "B", "C"].map { "\(ids[$0]!)" })
         }
     }
 

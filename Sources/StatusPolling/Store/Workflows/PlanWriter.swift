@@ -7,7 +7,8 @@ import EntitlementCore
 /// owners as the batch leaves them, so an earlier result counts; a row's second result is planned
 /// on the row as its first left it (read again). SQLite writes each plan as it goes; PostgreSQL
 /// gathers them and writes each kind in one statement (``PlanWriteSQL``), its outbound events last,
-/// under the outbox's lock (``writeOutbox()``).
+/// under the outbox's lock (``writeOutbox()``). The answers' transactions go to the ledger in the
+/// same transaction (``LedgerSQL``).
 package struct PlanWriter<Session: SQLSession> {
     let session: Session
     let dialect: SQLDialect
@@ -21,6 +22,9 @@ package struct PlanWriter<Session: SQLSession> {
     private var verifiedRows: [String] = [], failureRows: [String] = [], audit: [PlanWriteSQL.AuditRow] = []
     /// The outbound events of the batch's changes, as PostgreSQL inserts them last.
     private var outboxRows: [String] = []
+    /// The ledger entries PostgreSQL gathered, by precedence and transaction id (one statement
+    /// may not touch a row twice: an answer listing an id twice keeps its newest).
+    private var ledgerRows: [LedgerEntry.Precedence: [String: (asOfMs: Int64, json: String)]] = [:]
 
     package init(session: Session, dialect: SQLDialect, leases: Bool, releasing: Int64?, outbox: Bool) {
         self.session = session
@@ -58,7 +62,13 @@ package struct PlanWriter<Session: SQLSession> {
             guard let userID = plan.userID else { continue }
             for chain in plan.discovered {
                 let newID: Int64 = try await session.rows(PlanWriteSQL.enrollDiscovered(chain, userID: userID, plan: plan)) { try $0.column() }[0]
-                if let otid = chain.originalTransactionID { owners[otid] = newID }
+                if let otid = chain.originalTransactionID {
+                    owners[otid] = newID
+                    for var entry in plan.ledger where entry.subscriptionID == nil && entry.transaction.originalTransactionID == otid {
+                        entry.subscriptionID = newID
+                        try await write(entry)
+                    }
+                }
                 try await record(.init(subscriptionID: newID, userID: userID, plan: plan, event: .init(reason: .discovered, old: .unverified, new: chain)))
             }
         }
@@ -129,8 +139,17 @@ package struct PlanWriter<Session: SQLSession> {
             verifiedRows.append(PlanWriteSQL.verifiedJSON(
                 id, plan: plan, state: state, latestReceipt: latestReceipt, status: status, appleStateAtMs: appleStateAtMs))
         }
+        for entry in plan.ledger where entry.subscriptionID != nil { try await write(entry) }
         guard let userID = plan.userID else { return }
         for event in plan.events { try await record(.init(subscriptionID: id, userID: userID, plan: plan, event: event)) }
+    }
+
+    /// A ledger entry: written now on SQLite, gathered on PostgreSQL.
+    private mutating func write(_ entry: LedgerEntry) async throws {
+        guard dialect == .postgres else { return try await session.execute(LedgerSQL.upsert(entry)) }
+        guard let id = entry.key?.transactionID else { return }
+        if let held = ledgerRows[entry.precedence]?[id], held.asOfMs > entry.asOfMs { return }
+        ledgerRows[entry.precedence, default: [:]][id] = (entry.asOfMs, LedgerSQL.json(entry))
     }
 
     /// An audit row and its outbound event (a contract change's): written now on SQLite, gathered on PostgreSQL.
@@ -159,8 +178,14 @@ package struct PlanWriter<Session: SQLSession> {
             }
             try await session.execute(PlanWriteSQL.auditSet(rows))
         }
+        for precedence in LedgerEntry.Precedence.allCases {
+            guard let rows = ledgerRows[precedence], !rows.isEmpty else { continue }
+            // In id order, as every writer takes the ledger's rows.
+            try await session.execute(LedgerSQL.upsertSet(rows.sorted { $0.key < $1.key }.map(\.value.json), precedence: precedence))
+        }
         verifiedRows = []
         failureRows = []
         audit = []
+        ledgerRows = [:]
     }
 }
