@@ -88,8 +88,9 @@ struct ChainMerge: Equatable {
     /// that brings it (each is applied once, by its id, whenever it arrives) or from a poll when
     /// Apple revoked it since the row's last Apple data; and a refund of an earlier period
     /// reversed. A poll's first answer about a row records none: those periods ended before the
-    /// row was watched. (A poll that reads whole histories and a notification delivered after it can both
-    /// record one refund.)
+    /// row was watched. A refund the ledger already holds (the same transaction revoked at the
+    /// same instant: a poll that read the whole history saw it before its notification came) is
+    /// not recorded again.
     private static func earlierPeriodEvents(held: RowUpdatePlan.LockedRow, update: VerifiedUpdate, period: Period, state: SubscriptionState) -> [RowUpdatePlan.Event] {
         let answer = update.state
         var revoked: [RevokedTransaction] = []
@@ -105,7 +106,11 @@ struct ChainMerge: Equatable {
             guard let since = held.appleStateAtMs else { return [] }
             revoked = update.evidence.revokedPeriods.filter { $0.revokedAtMs > since }
         }
-        return revoked.map {
+        let uncounted = revoked.filter { period in
+            guard let id = period.transactionID else { return true }
+            return held.ledgerRevokedAtMs[id] != period.revokedAtMs
+        }
+        return uncounted.map {
             RowUpdatePlan.Event(reason: .refundedEarlierPeriod, old: state, new: state, transactionID: $0.transactionID, revokedAtMs: $0.revokedAtMs)
         }
     }

@@ -23,6 +23,9 @@ public struct RowUpdatePlan: Sendable, Equatable {
         /// When Apple's data about the row's transaction was true (`transaction_signed_at`); nil
         /// before it was kept.
         public var transactionAsOfMs: Int64?
+        /// When the ledger holds the answer's revoked transactions as revoked, by id (read under
+        /// the row's lock): a refund already counted, whoever brought it, is not recorded again.
+        public var ledgerRevokedAtMs: [String: Int64] = [:]
 
         public init(
             userID: String, holdsReceiptSent: Bool, state: SubscriptionState, appleStateAtMs: Int64? = nil, leaseRun: Int64? = nil,

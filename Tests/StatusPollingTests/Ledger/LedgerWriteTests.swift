@@ -170,4 +170,57 @@ import Testing
             #expect(try await Self.ledger(store).isEmpty)
         }
     }
+
+    /// One refund, two messengers: a poll that read the whole history saw the earlier period
+    /// refunded, then Apple's delayed REFUND notification for it came. The trail and the events
+    /// out count it once, whichever came first.
+    @Test(arguments: StoreKind.available) func aRefundSeenByAHistoryPollIsNotRecordedAgainByItsNotification(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            for pollFirst in [true, false] {
+                let user = pollFirst ? "poll-first" : "notification-first"
+                let chain = pollFirst ? Self.chain : "5000000100"
+                func inChain(_ t: SubscriptionTransaction) -> SubscriptionTransaction {
+                    var t = t
+                    t.originalTransactionID = chain
+                    t.transactionID = String(chain.dropLast(3)) + String(t.transactionID!.suffix(3))
+                    return t
+                }
+                func stated(_ t: SubscriptionTransaction) -> SubscriptionState {
+                    var state = Self.state(of: t)
+                    state.originalTransactionID = chain
+                    return state
+                }
+                let refundedAt = Self.t0 + 45 * Self.day
+                let earlier = inChain(Self.period("2000000101", month: 0)), current = inChain(Self.period("2000000102", month: 1))
+                let refunded = inChain(Self.period("2000000101", month: 0, revokedAt: refundedAt))
+                let id = try await store.insert(userID: user, receipt: "R-\(user)", stated(current))
+                // The row's first answer, before the refund.
+                _ = try await store.store.apply(ResultBatch([.verified(VerifiedUpdate(
+                    subscriptionID: id, receiptSent: nil, state: stated(current), latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+                    verifiedAtMs: Self.t0 + 40 * Self.day, transactions: [earlier, current]))]))
+                let poll = ResultBatch([.verified(VerifiedUpdate(
+                    subscriptionID: id, receiptSent: nil, state: stated(current), latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+                    verifiedAtMs: Self.t0 + 46 * Self.day,
+                    evidence: ChainEvidence(revokedPeriods: [RevokedTransaction(transactionID: refunded.transactionID, productID: refunded.productID, revokedAtMs: refundedAt)]),
+                    transactions: [refunded, current]))])
+                var earlierState = stated(refunded)
+                earlierState.autoRenewStatus = nil
+                let notification = ResultBatch([.verified(VerifiedUpdate(
+                    subscriptionID: id, provenance: .notification(notificationUUID: "refund-\(user)", type: "REFUND", signedAtMs: refundedAt), receiptSent: nil,
+                    state: earlierState, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200), verifiedAtMs: refundedAt + 2 * Self.day,
+                    appleStateAtMs: refundedAt, evidence: ChainEvidence(scope: .oneTransaction), transactions: [refunded]))])
+                for batch in pollFirst ? [poll, notification] : [notification, poll] { _ = try await store.store.apply(batch) }
+                let refunds = try await store.rows("""
+                    SELECT transaction_id, revoked_at FROM subscription_events WHERE subscription_id = \(id) AND reason = 'refunded_earlier_period'
+                    """)
+                #expect(refunds == [["transaction_id": refunded.transactionID!, "revoked_at": "\(refundedAt)"]], "\(user)")
+                let events = try await store.row("""
+                    SELECT count(*) AS n FROM outbound_events WHERE subscription_id = \(id) AND type = 'refunded_earlier_period'
+                    """)
+                #expect(events == ["n": "1"], "\(user)")
+                let ledger = try await store.row("SELECT revoked_at FROM subscription_transactions WHERE transaction_id = '\(refunded.transactionID!)'")
+                #expect(ledger == ["revoked_at": "\(refundedAt)"], "\(user)")
+            }
+        }
+    }
 }

@@ -27,6 +27,24 @@ enum LedgerSQL {
         return "INSERT INTO subscription_transactions AS t (\(LedgerColumn.list)) VALUES (\(placeholders))\n" + onConflict(precedence)
     }
 
+    /// When the ledger holds these transactions revoked, read as (id, chain, revoked_at); for
+    /// PostgreSQL, in one statement.
+    static func revocations(of ids: [String]) -> SQLStatement {
+        """
+        SELECT transaction_id, original_transaction_id, revoked_at FROM subscription_transactions
+        WHERE transaction_id IN (\(list: ids)) AND revoked_at IS NOT NULL
+        """
+    }
+
+    /// One transaction's, for SQLite: a text made once, kept compiled.
+    static func revocation(of id: String) -> SQLStatement {
+        SQLStatement(sqlite: revocationSQLite, [.text(id)])
+    }
+
+    private static let revocationSQLite = """
+        SELECT transaction_id, original_transaction_id, revoked_at FROM subscription_transactions WHERE transaction_id = ? AND revoked_at IS NOT NULL
+        """
+
     /// Entries of one precedence (``json(_:)``, one per transaction id), for PostgreSQL.
     static func upsertSet(_ rows: [String], precedence: LedgerEntry.Precedence) -> SQLStatement {
         """

@@ -42,6 +42,7 @@ package struct PlanWriter<Session: SQLSession> {
         var sent: [Int64: String] = [:]
         for result in results.reversed() { sent[result.subscriptionID] = Self.receiptSent(result) }
         var current = try await lockedRows(Array(Set(results.map(\.subscriptionID))).sorted(), sent: sent)
+        try await readLedgerRevocations(of: results, into: &current)
         var owners = try await owners(of: results, current: current)
         var plans: [RowUpdatePlan] = [], written: [Int64] = [], planned: Set<Int64> = []
         for result in results {
@@ -49,6 +50,7 @@ package struct PlanWriter<Session: SQLSession> {
             if !planned.insert(id).inserted {
                 try await flush()
                 current[id] = try await lockedRows([id], sent: Self.receiptSent(result).map { [id: $0] } ?? [:])[id]
+                try await readLedgerRevocations(of: [result], into: &current)
             }
             let plan = RowUpdatePlan(result, current: current[id], ownerOf: { owners[$0] })
             plans.append(plan)
@@ -95,6 +97,33 @@ package struct PlanWriter<Session: SQLSession> {
             for (id, row) in try await session.rows(statement, { try PlanWriteSQL.locked(&$0, sent: { sent[$0] }) }) { rows[id] = row }
         }
         return rows
+    }
+
+    /// What the ledger holds of the revocations the results' answers show (rare: most answers
+    /// show none, and then nothing is read), on the rows they are for.
+    private func readLedgerRevocations(of results: [ResultBatch.Result], into rows: inout [Int64: RowUpdatePlan.LockedRow]) async throws {
+        // Each row's revoked transactions, by id, with their chain: an id the ledger holds of
+        // another chain is not this row's.
+        var wanted: [Int64: [String: String]] = [:]
+        for case .verified(let update) in results {
+            for transaction in update.transactions where transaction.revocationDateMs != nil {
+                if let id = transaction.transactionID, let chain = transaction.originalTransactionID { wanted[update.subscriptionID, default: [:]][id] = chain }
+            }
+        }
+        let ids = Set(wanted.values.flatMap(\.keys))
+        guard !ids.isEmpty else { return }
+        let statements = dialect == .sqlite ? ids.sorted().map(LedgerSQL.revocation) : [LedgerSQL.revocations(of: ids.sorted())]
+        var held: [String: (chain: String, revokedAtMs: Int64)] = [:]
+        for statement in statements {
+            for (id, chain, revokedAt) in try await session.rows(statement, { row -> (String, String, Int64) in
+                (try row.column(), try row.column(), try row.column())
+            }) { held[id] = (chain, revokedAt) }
+        }
+        for (rowID, transactions) in wanted {
+            rows[rowID]?.ledgerRevokedAtMs = transactions.reduce(into: [:]) { counted, transaction in
+                if let entry = held[transaction.key], entry.chain == transaction.value { counted[transaction.key] = entry.revokedAtMs }
+            }
+        }
     }
 
     /// The receipt a poll sent for `result`'s answer; nil for a notification's, or no answer.
