@@ -35,7 +35,7 @@ public enum ReportPage {
             "trailStartsLate": report.trailStartsAtMs.map { $0 >= report.fromMs + 86_400_000 } ?? false,
             "pollInterval": report.pollIntervalHours.map { String(format: "%.0f hours", $0) } ?? "(fewer than two nightly runs)",
             "headline": headline,
-            "charts": [recovery(report), stateMix(report), movement(report), churn(report), refunds(report), sources(report), runs(report)].map(\.context),
+            "charts": ([recovery(report), stateMix(report), movement(report), churn(report), refunds(report)] + revenue(report) + [sources(report), runs(report)]).map(\.context),
         ]
     }
 

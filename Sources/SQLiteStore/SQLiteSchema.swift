@@ -425,8 +425,9 @@ enum SQLiteSchema {
                     updated_at INTEGER NOT NULL
                 ) WITHOUT ROWID
                 """)
-            try db.execute(sql: "CREATE INDEX subscription_transactions_chain ON subscription_transactions(original_transaction_id)")
+            try db.execute(sql: "CREATE INDEX subscription_transactions_chain ON subscription_transactions(original_transaction_id, purchased_at)")
             try db.execute(sql: "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id)")
+            try db.execute(sql: "CREATE INDEX subscription_transactions_purchased ON subscription_transactions(purchased_at)")
             try db.execute(sql: "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL")
         }
         return migrator

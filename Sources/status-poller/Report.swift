@@ -76,6 +76,8 @@ extension StatusPoller {
                 let requests = try await store.consumptionRequests(ConsumptionQuery(limit: Int(Int32.max)))
                 report.refundRequests = RefundRequestReport(
                     requests.filter { environment == "all" || ($0.environment ?? .production).rawValue == environment }, fromMs: report.fromMs, toMs: report.toMs)
+                // The ledger's money, summed by the database.
+                report.revenue = try await store.revenue(fromMs: report.fromMs, toMs: report.toMs, environment: environment == "all" ? nil : environment)
                 return report
             }
             if let episodeLines { return try writeCSV(report, episodes: episodeLines, to: directory) }

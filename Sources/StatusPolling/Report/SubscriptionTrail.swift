@@ -1,6 +1,6 @@
 /// What the report reads from a store: the audit trail in `id` order, a page of ids at a time, so
-/// one pass holds a few pages of it and never the whole table, and the run history (`report`
-/// charts the runs; `runs` lists them). Pages are ranges of ids (not "the next N after the
+/// one pass holds a few pages of it and never the whole table, the run history (`report`
+/// charts the runs; `runs` lists them), and the ledger's sums. Pages are ranges of ids (not "the next N after the
 /// last"), so several can be read at once while one is counted.
 public protocol SubscriptionTrail: Sendable {
     /// The trail rows whose ids lie in `ids`, in `id` order.
@@ -11,4 +11,8 @@ public protocol SubscriptionTrail: Sendable {
 
     /// The run history, the newest runs first.
     func runs(last count: Int) async throws -> [RunRecord]
+
+    /// The ledger's money between `fromMs` and `toMs` in `environment` (nil: both), summed by the
+    /// database: the report holds totals, never the ledger.
+    func revenue(fromMs: Int64, toMs: Int64, environment: String?) async throws -> RevenueReport
 }

@@ -16,6 +16,15 @@ extension TrailReport {
             "refund_requests.csv": file(
                 ["week", "requests", "answered", "no_consent", "expired", "refunded", "declined"],
                 refundRequests.weeks.map { [Self.date($0.startMs), String($0.requests), String($0.answered), String($0.noConsent), String($0.expired), String($0.refunded), String($0.declined)] }),
+            "revenue_daily.csv": file(Self.revenueHeader("date"), revenue.days.map(Self.revenueLine)),
+            "revenue_monthly.csv": file(Self.revenueHeader("month"), revenue.months.map(Self.revenueLine)),
+            "price_unknown.csv": file(["date", "sales", "refunds"], revenue.priceUnknown.map { [Self.date($0.dateMs), String($0.sales), String($0.refunds)] }),
+            "offers.csv": file(
+                ["month", "offer_type", "discount_type", "starts", "converted", "conversion"],
+                revenue.offers.map { [Self.date($0.monthMs), String($0.offerType), $0.discountType, String($0.starts), String($0.converted), number($0.conversion)] }),
+            "mrr.csv": file(
+                ["at", "currency", "subscriptions", "mrr_milliunits"],
+                revenue.monthlyRecurringRevenue.map { [Self.instant($0.atMs), $0.currency, String($0.subscriptions), String($0.milliunits)] }),
             "churn.csv": file(
                 ["period", "start", "active_at_start", "churned", "rate"] + intents.map { "intent_\($0)" },
                 churn.map { p in [p.kind, Self.date(p.startMs), String(p.activeAtStart), String(p.churned), number(p.rate)] + intents.map { String(p.byIntent[$0] ?? 0) } }),
@@ -34,6 +43,17 @@ extension TrailReport {
                     [String(r.id), r.mode.rawValue, Self.instant(r.nowMs), Self.instant(r.startedAtMs), String(r.selected ?? 0), String(r.verified ?? 0),
                      String(r.failed ?? 0), String(r.retries ?? 0), r.finishedAtMs.map { String(Double($0 - r.startedAtMs) / 1000) } ?? ""]
                 }),
+        ]
+    }
+
+    static func revenueHeader(_ period: String) -> [String] {
+        [period, "currency", "transactions", "gross_milliunits", "refunds", "refunded_milliunits", "net_milliunits", "refund_rate_by_count", "refund_rate_by_money"]
+    }
+
+    static func revenueLine(_ t: RevenueReport.Totals) -> [String] {
+        [
+            date(t.startMs), t.currency, String(t.transactions), String(t.grossMilliunits), String(t.refunds), String(t.refundedMilliunits),
+            String(t.netMilliunits), t.refundRateByCount.map { String($0) } ?? "", t.refundRateByMoney.map { String($0) } ?? "",
         ]
     }
 

@@ -60,6 +60,7 @@ extension TrailReport {
                     ["preference": o.preference, "requests": o.requests, "refunded": o.refunded, "declined": o.declined, "undecided": o.undecided]
                 },
             ] as [String: Any],
+            "revenue": revenueObject,
             "sources": sources.map { week -> [String: Any] in
                 var row: [String: Any] = ["week": Self.date(week.startMs), "notification_lag": lag(week.notificationLag)]
                 for name in Self.sourceNames { row[name] = week.counts[name] ?? 0 }
@@ -76,6 +77,32 @@ extension TrailReport {
         ]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The ledger's money (``RevenueReport``): amounts in milliunits of their currency, each line one currency.
+    private var revenueObject: [String: Any] {
+        func totals(_ t: RevenueReport.Totals, _ key: String) -> [String: Any] {
+            [
+                key: Self.date(t.startMs), "currency": t.currency, "transactions": t.transactions, "gross_milliunits": t.grossMilliunits,
+                "refunds": t.refunds, "refunded_milliunits": t.refundedMilliunits, "net_milliunits": t.netMilliunits,
+                "refund_rate_by_count": t.refundRateByCount.map { $0 as Any } ?? NSNull(),
+                "refund_rate_by_money": t.refundRateByMoney.map { $0 as Any } ?? NSNull(),
+            ]
+        }
+        return [
+            "days": revenue.days.map { totals($0, "date") },
+            "months": revenue.months.map { totals($0, "month") },
+            "price_unknown": revenue.priceUnknown.map { ["date": Self.date($0.dateMs), "sales": $0.sales, "refunds": $0.refunds] as [String: Any] },
+            "offers": revenue.offers.map { o -> [String: Any] in
+                [
+                    "month": Self.date(o.monthMs), "offer_type": o.offerType, "discount_type": o.discountType, "starts": o.starts,
+                    "converted": o.converted, "conversion": o.conversion.map { $0 as Any } ?? NSNull(),
+                ]
+            },
+            "monthly_recurring_revenue": revenue.monthlyRecurringRevenue.map { m -> [String: Any] in
+                ["at": Self.instant(m.atMs), "currency": m.currency, "subscriptions": m.subscriptions, "milliunits": m.milliunits]
+            },
+        ]
     }
 
     /// The movement's series, in the order the page draws them.

@@ -28,6 +28,8 @@ public struct TrailReport: Sendable {
     public var notificationLag: Lag
     /// Apple's refund requests and the answers sent (filled beside the trail by `report`).
     public var refundRequests = RefundRequestReport()
+    /// The ledger's money (filled beside the trail by `report`).
+    public var revenue = RevenueReport()
 
     /// Subscriptions by state at the end of `dateMs`'s day.
     public struct StateMixDay: Sendable, Equatable {

@@ -13,4 +13,22 @@ extension SubscriptionTrail where Self: SQLStore {
     public func runs(last count: Int) async throws -> [RunRecord] {
         try await rows(PollRunsSQL.latest(dialect, count: count)) { try PollRunsSQL.record(&$0) }
     }
+
+    public func revenue(fromMs: Int64, toMs: Int64, environment: String?) async throws -> RevenueReport {
+        typealias Sums = (day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)
+        let read: @Sendable (inout Session.Columns) throws -> Sums = { row in (try row.column(), try row.column(), try row.column(), try row.column(), try row.column()) }
+        let sales = try await rows(RevenueSQL.sales(fromMs: fromMs, toMs: toMs, environment: environment), read)
+        let refunds = try await rows(RevenueSQL.refunds(fromMs: fromMs, toMs: toMs, environment: environment), read)
+        let offers = try await rows(RevenueSQL.offers(fromMs: fromMs, toMs: toMs, environment: environment)) { row in
+            (day: try row.column(Int64.self), offerType: try row.column(Int.self), discountType: try row.column(String.self), starts: try row.column(Int.self),
+             converted: try row.column(Int.self))
+        }
+        var mrr: [RevenueReport.MonthlyRecurringRevenue] = []
+        for atMs in RevenueReport.monthEnds(fromMs: fromMs, toMs: toMs) {
+            mrr += try await rows(RevenueSQL.monthlyRecurringRevenue(atMs: atMs, environment: environment)) { row in
+                RevenueReport.MonthlyRecurringRevenue(atMs: atMs, currency: try row.column(), subscriptions: try row.column(), milliunits: try row.column())
+            }
+        }
+        return RevenueReport(sales: sales, refunds: refunds, offers: offers, monthlyRecurringRevenue: mrr)
+    }
 }

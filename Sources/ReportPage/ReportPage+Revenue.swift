@@ -1,0 +1,83 @@
+import Foundation
+import StatusPolling
+
+extension ReportPage {
+    /// One section per currency (never summed across currencies), the currency with the most gross
+    /// first, then the offers' conversion; none while the ledger holds nothing of the period.
+    static func revenue(_ report: TrailReport) -> [Section] {
+        guard report.revenue != RevenueReport() else { return [] }
+        let months = report.revenue.months
+        let gross = Dictionary(grouping: months, by: \.currency).mapValues { $0.map(\.grossMilliunits).reduce(0, +) }
+        let currencies = gross.keys.sorted { (gross[$0]!, $1) > (gross[$1]!, $0) }
+        return currencies.map { revenue(report, currency: $0) } + [offers(report)]
+    }
+
+    static func revenue(_ report: TrailReport, currency: String) -> Section {
+        let months = report.revenue.months.filter { $0.currency == currency }
+        let mrr = Dictionary(
+            report.revenue.monthlyRecurringRevenue.filter { $0.currency == currency }.map { (monthKey($0.atMs), $0.milliunits) },
+            uniquingKeysWith: { $1 })
+        let unknown = report.revenue.priceUnknown.map(\.sales).reduce(0, +)
+        return Section(
+            id: "revenue-\(currency.lowercased())", title: "Revenue in \(currency) per month",
+            chart: StackedChart(
+                style: .bars,
+                series: [
+                    ChartSeries(name: "net", color: ChartPalette.green, values: months.map { Double($0.netMilliunits) / 1000 }),
+                    ChartSeries(name: "refunded", color: ChartPalette.vermillion, values: months.map { Double($0.refundedMilliunits) / 1000 }),
+                ],
+                xLabels: months.map { TrailReport.date($0.startMs) }, xTitle: "month (UTC)", yTitle: currency),
+            definition: """
+                From the ledger of Apple's transactions: gross is what the month's purchases and renewals cost (Apple's price, before \
+                Apple's commission and taxes), refunded what Apple refunded that month (a prorated refund by its share), each transaction \
+                once; net = gross − refunded, the bar's height is gross. MRR: the paid periods running at the month's end, each price \
+                spread over a month by its period. A Family Sharing member's transaction is not revenue. \(unknown) transactions of these \
+                days have no known price (verifyReceipt carries none) and are counted nowhere here.
+                """,
+            columns: ["month", "transactions", "gross", "refunds", "refunded", "net", "refund rate (count)", "refund rate (money)", "MRR at month end"],
+            rows: months.map { m in
+                [
+                    TrailReport.date(m.startMs), String(m.transactions), amount(m.grossMilliunits), String(m.refunds), amount(m.refundedMilliunits),
+                    amount(m.netMilliunits), m.refundRateByCount.map(share) ?? "–", m.refundRateByMoney.map(share) ?? "–",
+                    mrr[monthKey(m.startMs)].map(amount) ?? "–",
+                ]
+            })
+    }
+
+    static let offerNames = [1: "introductory", 2: "promotional", 3: "offer code", 4: "win-back"]
+
+    static func offers(_ report: TrailReport) -> Section {
+        let cohorts = report.revenue.offers
+        let months = Array(Set(cohorts.map(\.monthMs))).sorted()
+        func total(_ month: Int64, _ value: (RevenueReport.OfferCohort) -> Int) -> Double {
+            Double(cohorts.filter { $0.monthMs == month }.map(value).reduce(0, +))
+        }
+        return Section(
+            id: "offers", title: "Offers started per month, and their conversion",
+            chart: StackedChart(
+                style: .bars,
+                series: [
+                    ChartSeries(name: "converted to a paid period", color: ChartPalette.green, values: months.map { total($0, \.converted) }),
+                    ChartSeries(name: "not (yet)", color: ChartPalette.grey, values: months.map { total($0, \.starts) - total($0, \.converted) }),
+                ],
+                xLabels: months.map { TrailReport.date($0) }, xTitle: "month the offer started (UTC)", yTitle: "offers"),
+            definition: """
+                Free trials, introductory prices, promotional offers, offer codes and win-back offers, by the month each started (a chain's \
+                first transaction of that offer), and how many a later period at the full price followed that was not refunded. A recent \
+                month's conversion is still open: its offers have not all ended.
+                """,
+            columns: ["month", "offer", "discount", "starts", "converted", "conversion"],
+            rows: cohorts.map { c in
+                [
+                    TrailReport.date(c.monthMs), offerNames[c.offerType] ?? String(c.offerType), c.discountType.isEmpty ? "–" : c.discountType.lowercased(),
+                    String(c.starts), String(c.converted), c.conversion.map(share) ?? "–",
+                ]
+            })
+    }
+
+    /// A month's key, to match a month's start with an instant inside it: "2026-09".
+    static func monthKey(_ ms: Int64) -> String { String(TrailReport.date(ms).prefix(7)) }
+
+    /// Milliunits as an amount with two decimals: 10990 → 10.99.
+    static func amount(_ milliunits: Int64) -> String { String(format: "%.2f", Double(milliunits) / 1000) }
+}

@@ -1,0 +1,115 @@
+/// The report's money, read from the ledger (`subscription_transactions`) beside the trail: what
+/// was sold, refunded and kept by day and month, the refund rate by count and by money, monthly
+/// recurring revenue at each month's end, and offer starts with their conversion to a paid period.
+/// Every amount is in milliunits of one currency and never summed across currencies; a
+/// transaction whose price is unknown (verifyReceipt and V1 carry none) is counted as such,
+/// never guessed.
+public struct RevenueReport: Sendable, Equatable {
+    /// One currency's sales and refunds over a day or a month (UTC).
+    public struct Totals: Sendable, Equatable {
+        public var startMs: Int64
+        public var currency: String
+        /// Priced transactions bought in the period (a free trial's price is 0).
+        public var transactions = 0
+        public var grossMilliunits: Int64 = 0
+        /// Priced transactions refunded in the period (by refund date), each once.
+        public var refunds = 0
+        public var refundedMilliunits: Int64 = 0
+
+        public var netMilliunits: Int64 { grossMilliunits - refundedMilliunits }
+        /// Refunds ÷ transactions of the period; nil without a transaction.
+        public var refundRateByCount: Double? { transactions > 0 ? Double(refunds) / Double(transactions) : nil }
+        /// Refunded ÷ gross of the period; nil without gross.
+        public var refundRateByMoney: Double? { grossMilliunits > 0 ? Double(refundedMilliunits) / Double(grossMilliunits) : nil }
+    }
+
+    /// Transactions of a day whose price the ledger does not know.
+    public struct PriceUnknown: Sendable, Equatable {
+        public var dateMs: Int64
+        public var sales = 0
+        public var refunds = 0
+    }
+
+    /// One month's (UTC) starts of one offer, and how many a paid period followed.
+    public struct OfferCohort: Sendable, Equatable {
+        public var monthMs: Int64
+        /// Apple's `offerType`: 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+        public var offerType: Int
+        /// `offerDiscountType`: FREE_TRIAL, PAY_AS_YOU_GO, PAY_UP_FRONT, ONE_TIME; "" unknown.
+        public var discountType: String
+        public var starts = 0
+        public var converted = 0
+        public var conversion: Double? { starts > 0 ? Double(converted) / Double(starts) : nil }
+    }
+
+    /// Monthly recurring revenue in one currency at a month's last instant (or the report's end).
+    public struct MonthlyRecurringRevenue: Sendable, Equatable {
+        public var atMs: Int64
+        public var currency: String
+        /// Paid periods running then.
+        public var subscriptions: Int
+        public var milliunits: Int64
+    }
+
+    public var days: [Totals] = []
+    public var months: [Totals] = []
+    public var priceUnknown: [PriceUnknown] = []
+    public var offers: [OfferCohort] = []
+    public var monthlyRecurringRevenue: [MonthlyRecurringRevenue] = []
+
+    public init() {}
+
+    /// Folds the ledger's sums by day into days and months. `sales` and `refunds` are (UTC day
+    /// number, currency or "" when unknown, count, priced, milliunits); `offers` (day number,
+    /// offer type, discount, starts, converted).
+    public init(
+        sales: [(day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)],
+        refunds: [(day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)],
+        offers: [(day: Int64, offerType: Int, discountType: String, starts: Int, converted: Int)],
+        monthlyRecurringRevenue: [MonthlyRecurringRevenue]
+    ) {
+        let dayMs = ReportCalendar.dayMs
+        var days: [String: Totals] = [:], months: [String: Totals] = [:], unknown: [Int64: PriceUnknown] = [:]
+        func add(_ day: Int64, _ currency: String, into change: (inout Totals) -> Void) {
+            let dayStart = day * dayMs, monthStart = ReportCalendar.startOfMonth(dayStart)
+            change(&days["\(dayStart) \(currency)", default: Totals(startMs: dayStart, currency: currency)])
+            change(&months["\(monthStart) \(currency)", default: Totals(startMs: monthStart, currency: currency)])
+        }
+        for s in sales {
+            if s.count > s.priced { unknown[s.day * dayMs, default: PriceUnknown(dateMs: s.day * dayMs)].sales += s.count - s.priced }
+            guard s.priced > 0, !s.currency.isEmpty else { continue }
+            add(s.day, s.currency) { $0.transactions += s.priced; $0.grossMilliunits += s.milliunits }
+        }
+        for r in refunds {
+            if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].refunds += r.count - r.priced }
+            guard r.priced > 0, !r.currency.isEmpty else { continue }
+            add(r.day, r.currency) { $0.refunds += r.priced; $0.refundedMilliunits += r.milliunits }
+        }
+        func ordered(_ totals: [String: Totals]) -> [Totals] { totals.values.sorted { ($0.startMs, $0.currency) < ($1.startMs, $1.currency) } }
+        self.days = ordered(days)
+        self.months = ordered(months)
+        priceUnknown = unknown.values.sorted { $0.dateMs < $1.dateMs }
+        var cohorts: [String: OfferCohort] = [:]
+        for o in offers {
+            let month = ReportCalendar.startOfMonth(o.day * dayMs)
+            cohorts["\(month) \(o.offerType) \(o.discountType)", default: OfferCohort(monthMs: month, offerType: o.offerType, discountType: o.discountType)]
+                .starts += o.starts
+            cohorts["\(month) \(o.offerType) \(o.discountType)"]!.converted += o.converted
+        }
+        self.offers = cohorts.values.sorted { ($0.monthMs, $0.offerType, $0.discountType) < ($1.monthMs, $1.offerType, $1.discountType) }
+        self.monthlyRecurringRevenue = monthlyRecurringRevenue
+    }
+
+    /// The instants monthly recurring revenue is read at: each month's last millisecond from
+    /// `fromMs`'s month on, the last one cut at `toMs`.
+    public static func monthEnds(fromMs: Int64, toMs: Int64) -> [Int64] {
+        var ends: [Int64] = []
+        var month = ReportCalendar.startOfMonth(fromMs)
+        while month < toMs {
+            let next = ReportCalendar.startOfNextMonth(month)
+            ends.append(min(next, toMs) - 1)
+            month = next
+        }
+        return ends
+    }
+}

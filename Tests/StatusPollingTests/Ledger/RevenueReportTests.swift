@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+
+@testable import EntitlementCore
+@testable import StatusPolling
+
+/// The report's money from the ledger, on both stores: sales, refunds (a prorated one by its
+/// share), net, refund rates, offer starts and conversion, MRR at each month's end — per currency,
+/// a Family Sharing member's transaction left out, a transaction without a price counted as such.
+@Suite struct RevenueReportTests {
+    static let september: Int64 = 1_788_220_800_000  // 2026-09-01T00:00:00Z
+    static let october: Int64 = 1_790_812_800_000
+    static let november: Int64 = 1_793_491_200_000
+    static let day: Int64 = 86_400_000
+
+    /// One transaction of `chain`, bought `from` days after September 1st for `days` days.
+    static func transaction(
+        _ id: String, chain: String, from: Int64, days: Int64, price: Int64?, currency: String?, offer: (Int, String)? = nil,
+        refund: (atDay: Int64, type: String, percentage: Int?)? = nil, family: Bool = false
+    ) -> SubscriptionTransaction {
+        SubscriptionTransaction(
+            productID: "premium", transactionID: id, originalTransactionID: chain, purchaseDateMs: september + from * day,
+            expiresDateMs: september + (from + days) * day, revocationDateMs: refund.map { september + $0.atDay * day },
+            ownershipType: family ? "FAMILY_SHARED" : "PURCHASED",
+            facts: TransactionFacts(
+                signedAtMs: november, environment: "Production", price: price, currency: currency, offerType: offer?.0, offerDiscountType: offer?.1,
+                revocationType: refund?.type, revocationPercentage: refund?.percentage))
+    }
+
+    static let chains: [[SubscriptionTransaction]] = [
+        // A free trial, then two paid months, the second refunded by half.
+        [
+            transaction("a1", chain: "A", from: 0, days: 7, price: 0, currency: "USD", offer: (1, "FREE_TRIAL")),
+            transaction("a2", chain: "A", from: 7, days: 30, price: 9_990, currency: "USD"),
+            transaction("a3", chain: "A", from: 37, days: 31, price: 9_990, currency: "USD", refund: (49, "REFUND_PRORATED", 50_000)),
+        ],
+        // An introductory offer paid as you go, two months of it: one start, not converted yet.
+        [
+            transaction("b1", chain: "B", from: 14, days: 30, price: 4_990, currency: "CAD", offer: (1, "PAY_AS_YOU_GO")),
+            transaction("b2", chain: "B", from: 44, days: 31, price: 4_990, currency: "CAD", offer: (1, "PAY_AS_YOU_GO")),
+        ],
+        // verifyReceipt's: no price known.
+        [transaction("c1", chain: "C", from: 19, days: 30, price: nil, currency: nil)],
+        // A Family Sharing member's copy: not revenue.
+        [transaction("d1", chain: "D", from: 9, days: 30, price: 9_990, currency: "USD", family: true)],
+        // A year, paid up front.
+        [transaction("e1", chain: "E", from: 4, days: 365, price: 99_990, currency: "USD")],
+        // A month refunded in full two days in.
+        [transaction("f1", chain: "F", from: 11, days: 30, price: 2_990, currency: "USD", refund: (13, "REFUND_FULL", nil))],
+    ]
+
+    @Test(arguments: StoreKind.available) func theLedgersMoneyByCurrencyDayAndMonth(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            for (index, chain) in Self.chains.enumerated() {
+                let last = chain.last!
+                let state = SubscriptionState(
+                    originalTransactionID: last.originalTransactionID, productID: "premium", environment: "Production", expiresAt: last.expiresDateMs,
+                    cancelledAt: last.revocationDateMs, transactionID: last.transactionID, purchasedAt: last.purchaseDateMs)
+                let id = try await store.insert(userID: "u\(index)", receipt: "R\(index)", state)
+                _ = try await store.store.apply(ResultBatch([.verified(VerifiedUpdate(
+                    subscriptionID: id, provenance: .notification(notificationUUID: "n\(index)", type: "DID_RENEW", signedAtMs: Self.november),
+                    receiptSent: nil, state: state, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200),
+                    verifiedAtMs: Self.november, appleStateAtMs: Self.november, transactions: chain))]))
+            }
+            let revenue = try await store.store.revenue(fromMs: Self.september, toMs: Self.november, environment: "Production")
+            typealias T = RevenueReport.Totals
+            #expect(revenue.months == [
+                T(startMs: Self.september, currency: "CAD", transactions: 1, grossMilliunits: 4_990),
+                T(startMs: Self.september, currency: "USD", transactions: 4, grossMilliunits: 112_970, refunds: 1, refundedMilliunits: 2_990),
+                T(startMs: Self.october, currency: "CAD", transactions: 1, grossMilliunits: 4_990),
+                T(startMs: Self.october, currency: "USD", transactions: 1, grossMilliunits: 9_990, refunds: 1, refundedMilliunits: 4_995),
+            ])
+            #expect(revenue.months[1].netMilliunits == 109_980 && revenue.months[3].netMilliunits == 4_995)
+            #expect(revenue.months[1].refundRateByCount == 0.25 && revenue.months[3].refundRateByMoney == 0.5)
+            #expect(revenue.days.map { "\(($0.startMs - Self.september) / Self.day) \($0.currency) \($0.transactions) \($0.grossMilliunits) \($0.refunds) \($0.refundedMilliunits)" } == [
+                "0 USD 1 0 0 0", "4 USD 1 99990 0 0", "7 USD 1 9990 0 0", "11 USD 1 2990 0 0", "13 USD 0 0 1 2990", "14 CAD 1 4990 0 0",
+                "37 USD 1 9990 0 0", "44 CAD 1 4990 0 0", "49 USD 0 0 1 4995",
+            ])
+            #expect(revenue.priceUnknown == [RevenueReport.PriceUnknown(dateMs: Self.september + 19 * Self.day, sales: 1, refunds: 0)])
+            #expect(revenue.offers == [
+                RevenueReport.OfferCohort(monthMs: Self.september, offerType: 1, discountType: "FREE_TRIAL", starts: 1, converted: 1),
+                RevenueReport.OfferCohort(monthMs: Self.september, offerType: 1, discountType: "PAY_AS_YOU_GO", starts: 1, converted: 0),
+            ])
+            // At September's end: a2's month and e1's year (99 990 / 12); at October's: e1's, and b2's (a3 refunded).
+            #expect(revenue.monthlyRecurringRevenue == [
+                .init(atMs: Self.october - 1, currency: "CAD", subscriptions: 1, milliunits: 4_990),
+                .init(atMs: Self.october - 1, currency: "USD", subscriptions: 2, milliunits: 9_990 + 8_332),
+                .init(atMs: Self.november - 1, currency: "CAD", subscriptions: 1, milliunits: 4_990),
+                .init(atMs: Self.november - 1, currency: "USD", subscriptions: 1, milliunits: 8_332),
+            ])
+            // Sandbox's figures are apart: none here.
+            #expect(try await store.store.revenue(fromMs: Self.september, toMs: Self.november, environment: "Sandbox") == RevenueReport())
+        }
+    }
+
+    @Test func monthEndsCutTheLastMonthAtTheReportsEnd() {
+        #expect(RevenueReport.monthEnds(fromMs: Self.september + 5 * Self.day, toMs: Self.october + 10 * Self.day)
+            == [Self.october - 1, Self.october + 10 * Self.day - 1])
+    }
+}
