@@ -431,9 +431,7 @@ enum PostgresSchema {
                 updated_at BIGINT NOT NULL
             )
             """,
-            "CREATE INDEX subscription_transactions_chain ON subscription_transactions(original_transaction_id, purchased_at)",
-            "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id)",
-            "CREATE INDEX subscription_transactions_purchased ON subscription_transactions(purchased_at)",
+            "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id, purchased_at)",
             "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL",
         ]),
     ]

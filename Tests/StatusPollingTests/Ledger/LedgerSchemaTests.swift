@@ -10,7 +10,7 @@ import Testing
     @Test(arguments: StoreKind.available) func bothStoresMigrateExactlyTheLedgersColumns(kind: StoreKind) async throws {
         try await withStore(kind) { store in
             let sql = store.sqlitePath != nil
-                ? #"SELECT name, type, "notnull" AS required, pk FROM pragma_table_info('subscription_transactions')"#
+                ? #"SELECT name, type, "notnull" AS required FROM pragma_table_info('subscription_transactions')"#
                 : """
                   SELECT column_name AS name, data_type AS type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required
                   FROM information_schema.columns WHERE table_name = 'subscription_transactions' AND table_schema = current_schema()
@@ -22,7 +22,6 @@ import Testing
                 #expect(declared["type"] == (store.sqlitePath != nil ? column.kind.sqliteType : column.kind.postgresType), "\(column.rawValue)")
                 #expect(declared["required"] == (column.isRequired ? "1" : "0"), "\(column.rawValue)")
             }
-            if store.sqlitePath != nil { #expect(columns["transaction_id"]?["pk"] == "1") }
         }
     }
 

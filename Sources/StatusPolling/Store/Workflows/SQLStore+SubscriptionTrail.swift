@@ -23,12 +23,17 @@ extension SubscriptionTrail where Self: SQLStore {
             (day: try row.column(Int64.self), offerType: try row.column(Int.self), discountType: try row.column(String.self), starts: try row.column(Int.self),
              converted: try row.column(Int.self))
         }
-        var mrr: [RevenueReport.MonthlyRecurringRevenue] = []
-        for atMs in RevenueReport.monthEnds(fromMs: fromMs, toMs: toMs) {
-            mrr += try await rows(RevenueSQL.monthlyRecurringRevenue(atMs: atMs, environment: environment)) { row in
-                RevenueReport.MonthlyRecurringRevenue(atMs: atMs, currency: try row.column(), subscriptions: try row.column(), milliunits: try row.column())
+        let ends = RevenueReport.monthEnds(fromMs: fromMs, toMs: toMs)
+        var byCurrency: [[RevenueReport.MonthlyRecurringRevenue]] = []
+        if !ends.isEmpty {
+            byCurrency = try await rows(RevenueSQL.monthlyRecurringRevenue(at: ends, environment: environment)) { row in
+                let currency: String = try row.column()
+                return try ends.map { atMs in
+                    RevenueReport.MonthlyRecurringRevenue(atMs: atMs, currency: currency, subscriptions: try row.column(), milliunits: try row.column())
+                }
             }
         }
+        let mrr = byCurrency.joined().filter { $0.subscriptions > 0 }.sorted { ($0.atMs, $0.currency) < ($1.atMs, $1.currency) }
         return RevenueReport(sales: sales, refunds: refunds, offers: offers, monthlyRecurringRevenue: mrr)
     }
 }
