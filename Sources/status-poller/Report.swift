@@ -69,6 +69,8 @@ extension StatusPoller {
                 episodeLines = nil
             }
             let report = try await storeOptions.withStore(try await storeOptions.settings()) { (store: any PollingStore, _) in
+                // The ledger's sums, beside the trail's pass (the database's work on the other core).
+                async let sums = store.revenueSums(toMs: toMs, environment: environment == "all" ? nil : environment)
                 var report = try await TrailReport.read(
                     store, runs: try await store.runs(last: 100_000), fromMs: from.flatMap(Self.day), toMs: toMs,
                     environment: environment == "all" ? nil : environment, generatedAtMs: now, onEpisode: episodeLines.map { lines in { lines.write($0) } })
@@ -76,8 +78,7 @@ extension StatusPoller {
                 let requests = try await store.consumptionRequests(ConsumptionQuery(limit: Int(Int32.max)))
                 report.refundRequests = RefundRequestReport(
                     requests.filter { environment == "all" || ($0.environment ?? .production).rawValue == environment }, fromMs: report.fromMs, toMs: report.toMs)
-                // The ledger's money, summed by the database.
-                report.revenue = try await store.revenue(fromMs: report.fromMs, toMs: report.toMs, environment: environment == "all" ? nil : environment)
+                report.revenue = RevenueReport(try await sums, fromMs: report.fromMs, toMs: report.toMs)
                 return report
             }
             if let episodeLines { return try writeCSV(report, episodes: episodeLines, to: directory) }

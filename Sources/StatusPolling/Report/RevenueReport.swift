@@ -59,28 +59,51 @@ public struct RevenueReport: Sendable, Equatable {
 
     public init() {}
 
-    /// Folds the ledger's sums by day into days and months. `sales` and `refunds` are (UTC day
-    /// number, currency or "" when unknown, count, priced, milliunits); `offers` (day number,
-    /// offer type, discount, starts, converted).
-    public init(
-        sales: [(day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)],
-        refunds: [(day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)],
-        offers: [(day: Int64, offerType: Int, discountType: String, starts: Int, converted: Int)],
-        monthlyRecurringRevenue: [MonthlyRecurringRevenue]
-    ) {
-        let dayMs = ReportCalendar.dayMs
+    /// What the store sums over the ledger, by UTC day numbers, before the report's end and from
+    /// the ledger's start: read beside the trail (the report's start is known only once the trail
+    /// is read), folded by ``init(_:fromMs:toMs:)``.
+    public struct Sums: Sendable, Equatable {
+        /// By purchase day, expiry day and currency ("" unknown): transactions, priced, gross;
+        /// paying periods (not refunded or upgraded away) and their price over a month.
+        public struct Sale: Sendable, Equatable {
+            public var day: Int64, expiresDay: Int64, currency: String, count: Int, priced: Int, milliunits: Int64, paying: Int, monthlyMilliunits: Int64
+        }
+        /// By refund day and currency: refunds, priced, refunded.
+        public struct Refund: Sendable, Equatable {
+            public var day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64
+        }
+        /// By start day, offer type and discount: starts, converted.
+        public struct Offer: Sendable, Equatable {
+            public var day: Int64, offerType: Int, discountType: String, starts: Int, converted: Int
+        }
+        public var sales: [Sale] = []
+        public var refunds: [Refund] = []
+        public var offers: [Offer] = []
+
+        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = []) {
+            self.sales = sales
+            self.refunds = refunds
+            self.offers = offers
+        }
+    }
+
+    /// The report over [`fromMs`, `toMs`) from the ledger's sums: days and months from the days
+    /// inside it, MRR at each month's end (``monthEnds(fromMs:toMs:)``, each a day's last
+    /// millisecond, so a day's purchases and expiries place a period exactly).
+    public init(_ sums: Sums, fromMs: Int64, toMs: Int64) {
+        let dayMs = ReportCalendar.dayMs, firstDay = ReportCalendar.startOfDay(fromMs) / dayMs, endDay = toMs / dayMs
         var days: [String: Totals] = [:], months: [String: Totals] = [:], unknown: [Int64: PriceUnknown] = [:]
         func add(_ day: Int64, _ currency: String, into change: (inout Totals) -> Void) {
             let dayStart = day * dayMs, monthStart = ReportCalendar.startOfMonth(dayStart)
             change(&days["\(dayStart) \(currency)", default: Totals(startMs: dayStart, currency: currency)])
             change(&months["\(monthStart) \(currency)", default: Totals(startMs: monthStart, currency: currency)])
         }
-        for s in sales {
+        for s in sums.sales where s.day >= firstDay && s.day < endDay {
             if s.count > s.priced { unknown[s.day * dayMs, default: PriceUnknown(dateMs: s.day * dayMs)].sales += s.count - s.priced }
             guard s.priced > 0, !s.currency.isEmpty else { continue }
             add(s.day, s.currency) { $0.transactions += s.priced; $0.grossMilliunits += s.milliunits }
         }
-        for r in refunds {
+        for r in sums.refunds where r.day >= firstDay && r.day < endDay {
             if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].refunds += r.count - r.priced }
             guard r.priced > 0, !r.currency.isEmpty else { continue }
             add(r.day, r.currency) { $0.refunds += r.priced; $0.refundedMilliunits += r.milliunits }
@@ -90,14 +113,24 @@ public struct RevenueReport: Sendable, Equatable {
         self.months = ordered(months)
         priceUnknown = unknown.values.sorted { $0.dateMs < $1.dateMs }
         var cohorts: [String: OfferCohort] = [:]
-        for o in offers {
-            let month = ReportCalendar.startOfMonth(o.day * dayMs)
-            cohorts["\(month) \(o.offerType) \(o.discountType)", default: OfferCohort(monthMs: month, offerType: o.offerType, discountType: o.discountType)]
-                .starts += o.starts
-            cohorts["\(month) \(o.offerType) \(o.discountType)"]!.converted += o.converted
+        for o in sums.offers where o.day >= firstDay && o.day < endDay {
+            let month = ReportCalendar.startOfMonth(o.day * dayMs), key = "\(month) \(o.offerType) \(o.discountType)"
+            cohorts[key, default: OfferCohort(monthMs: month, offerType: o.offerType, discountType: o.discountType)].starts += o.starts
+            cohorts[key]!.converted += o.converted
         }
-        self.offers = cohorts.values.sorted { ($0.monthMs, $0.offerType, $0.discountType) < ($1.monthMs, $1.offerType, $1.discountType) }
-        self.monthlyRecurringRevenue = monthlyRecurringRevenue
+        offers = cohorts.values.sorted { ($0.monthMs, $0.offerType, $0.discountType) < ($1.monthMs, $1.offerType, $1.discountType) }
+        // A period runs at a day's last instant when bought that day or before and expiring after it.
+        var mrr: [MonthlyRecurringRevenue] = []
+        for end in Self.monthEnds(fromMs: fromMs, toMs: toMs) {
+            let day = end / dayMs
+            var byCurrency: [String: (subscriptions: Int, milliunits: Int64)] = [:]
+            for s in sums.sales where s.paying > 0 && !s.currency.isEmpty && s.day <= day && s.expiresDay > day {
+                byCurrency[s.currency, default: (0, 0)].subscriptions += s.paying
+                byCurrency[s.currency]!.milliunits += s.monthlyMilliunits
+            }
+            mrr += byCurrency.sorted { $0.key < $1.key }.map { MonthlyRecurringRevenue(atMs: end, currency: $0.key, subscriptions: $0.value.subscriptions, milliunits: $0.value.milliunits) }
+        }
+        monthlyRecurringRevenue = mrr
     }
 
     /// The instants monthly recurring revenue is read at: each month's last millisecond from

@@ -12,7 +12,8 @@ public protocol SubscriptionTrail: Sendable {
     /// The run history, the newest runs first.
     func runs(last count: Int) async throws -> [RunRecord]
 
-    /// The ledger's money between `fromMs` and `toMs` in `environment` (nil: both), summed by the
-    /// database: the report holds totals, never the ledger.
-    func revenue(fromMs: Int64, toMs: Int64, environment: String?) async throws -> RevenueReport
+    /// The ledger's money before `toMs` in `environment` (nil: both), summed by the database by
+    /// day: the report holds totals, never the ledger. Needs no start, so it runs beside the
+    /// trail's pass.
+    func revenueSums(toMs: Int64, environment: String?) async throws -> RevenueReport.Sums
 }

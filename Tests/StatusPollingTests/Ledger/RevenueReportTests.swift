@@ -62,7 +62,7 @@ import Testing
                     receiptSent: nil, state: state, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200),
                     verifiedAtMs: Self.november, appleStateAtMs: Self.november, transactions: chain))]))
             }
-            let revenue = try await store.store.revenue(fromMs: Self.september, toMs: Self.november, environment: "Production")
+            let revenue = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Production"), fromMs: Self.september, toMs: Self.november)
             typealias T = RevenueReport.Totals
             #expect(revenue.months == [
                 T(startMs: Self.september, currency: "CAD", transactions: 1, grossMilliunits: 4_990),
@@ -89,7 +89,12 @@ import Testing
                 .init(atMs: Self.november - 1, currency: "USD", subscriptions: 1, milliunits: 8_332),
             ])
             // Sandbox's figures are apart: none here.
-            #expect(try await store.store.revenue(fromMs: Self.september, toMs: Self.november, environment: "Sandbox") == RevenueReport())
+            #expect(try await store.store.revenueSums(toMs: Self.november, environment: "Sandbox") == RevenueReport.Sums())
+            // A report of October alone: September's sales and refunds are outside it, its running periods are not.
+            let october = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Production"), fromMs: Self.october, toMs: Self.november)
+            #expect(october.months == Array(revenue.months.suffix(2)))
+            #expect(october.monthlyRecurringRevenue == Array(revenue.monthlyRecurringRevenue.suffix(2)))
+            #expect(october.offers.isEmpty && october.priceUnknown.isEmpty)
         }
     }
 

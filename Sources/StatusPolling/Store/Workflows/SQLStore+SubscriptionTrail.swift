@@ -14,26 +14,18 @@ extension SubscriptionTrail where Self: SQLStore {
         try await rows(PollRunsSQL.latest(dialect, count: count)) { try PollRunsSQL.record(&$0) }
     }
 
-    public func revenue(fromMs: Int64, toMs: Int64, environment: String?) async throws -> RevenueReport {
-        typealias Sums = (day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64)
-        let read: @Sendable (inout Session.Columns) throws -> Sums = { row in (try row.column(), try row.column(), try row.column(), try row.column(), try row.column()) }
-        let sales = try await rows(RevenueSQL.sales(fromMs: fromMs, toMs: toMs, environment: environment), read)
-        let refunds = try await rows(RevenueSQL.refunds(fromMs: fromMs, toMs: toMs, environment: environment), read)
-        let offers = try await rows(RevenueSQL.offers(fromMs: fromMs, toMs: toMs, environment: environment)) { row in
-            (day: try row.column(Int64.self), offerType: try row.column(Int.self), discountType: try row.column(String.self), starts: try row.column(Int.self),
-             converted: try row.column(Int.self))
+    public func revenueSums(toMs: Int64, environment: String?) async throws -> RevenueReport.Sums {
+        let sales = try await rows(RevenueSQL.sales(toMs: toMs, environment: environment)) { row in
+            RevenueReport.Sums.Sale(
+                day: try row.column(), expiresDay: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(),
+                milliunits: try row.column(), paying: try row.column(), monthlyMilliunits: try row.column())
         }
-        let ends = RevenueReport.monthEnds(fromMs: fromMs, toMs: toMs)
-        var byCurrency: [[RevenueReport.MonthlyRecurringRevenue]] = []
-        if !ends.isEmpty {
-            byCurrency = try await rows(RevenueSQL.monthlyRecurringRevenue(at: ends, environment: environment)) { row in
-                let currency: String = try row.column()
-                return try ends.map { atMs in
-                    RevenueReport.MonthlyRecurringRevenue(atMs: atMs, currency: currency, subscriptions: try row.column(), milliunits: try row.column())
-                }
-            }
+        let refunds = try await rows(RevenueSQL.refunds(toMs: toMs, environment: environment)) { row in
+            RevenueReport.Sums.Refund(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
         }
-        let mrr = byCurrency.joined().filter { $0.subscriptions > 0 }.sorted { ($0.atMs, $0.currency) < ($1.atMs, $1.currency) }
-        return RevenueReport(sales: sales, refunds: refunds, offers: offers, monthlyRecurringRevenue: mrr)
+        let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
+            RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
+        }
+        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers)
     }
 }
