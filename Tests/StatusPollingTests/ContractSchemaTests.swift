@@ -10,13 +10,7 @@ import Testing
 @Suite struct ContractSchemaTests {
     @Test(arguments: StoreKind.available) func bothStoresMigrateExactlyTheTablesColumns(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            let sql = store.sqlitePath != nil
-                ? #"SELECT name, type, "notnull" AS required FROM pragma_table_info('subscriptions')"#
-                : """
-                  SELECT column_name AS name, data_type AS type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required
-                  FROM information_schema.columns WHERE table_name = 'subscriptions' AND table_schema = current_schema()
-                  """
-            let columns = Dictionary(uniqueKeysWithValues: try await store.rows(sql).map { ($0["name"]!, $0) })
+            let columns = try await store.declaredColumns("subscriptions")
             for column in ContractColumn.allCases {
                 let declared = try #require(columns[column.rawValue], "\(column.rawValue) is missing from \(kind)'s schema")
                 let type = store.sqlitePath != nil ? column.kind.sqliteType : column.kind.postgresType

@@ -9,13 +9,7 @@ import Testing
 @Suite struct LedgerSchemaTests {
     @Test(arguments: StoreKind.available) func bothStoresMigrateExactlyTheLedgersColumns(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            let sql = store.sqlitePath != nil
-                ? #"SELECT name, type, "notnull" AS required FROM pragma_table_info('subscription_transactions')"#
-                : """
-                  SELECT column_name AS name, data_type AS type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required
-                  FROM information_schema.columns WHERE table_name = 'subscription_transactions' AND table_schema = current_schema()
-                  """
-            let columns = Dictionary(uniqueKeysWithValues: try await store.rows(sql).map { ($0["name"]!, $0) })
+            let columns = try await store.declaredColumns("subscription_transactions")
             #expect(columns.keys.sorted() == LedgerColumn.allCases.map(\.rawValue).sorted())
             for column in LedgerColumn.allCases {
                 let declared = try #require(columns[column.rawValue])

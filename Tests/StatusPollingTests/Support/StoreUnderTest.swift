@@ -219,3 +219,17 @@ func withStore<R>(_ kind: StoreKind, _ body: (StoreUnderTest) async throws -> R)
         throw error
     }
 }
+
+extension StoreUnderTest {
+    /// `table`'s columns as this store's migrations declared them, by name: `type` (SQLite's or
+    /// PostgreSQL's spelling) and `required` ("1" for NOT NULL).
+    func declaredColumns(_ table: String) async throws -> [String: [String: String]] {
+        let sql = sqlitePath != nil
+            ? #"SELECT name, type, "notnull" AS required FROM pragma_table_info('\#(table)')"#
+            : """
+              SELECT column_name AS name, data_type AS type, CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END AS required
+              FROM information_schema.columns WHERE table_name = '\(table)' AND table_schema = current_schema()
+              """
+        return Dictionary(uniqueKeysWithValues: try await rows(sql).map { ($0["name"]!, $0) })
+    }
+}
