@@ -2,14 +2,14 @@ import Foundation
 import StatusPolling
 
 extension ReportPage {
-    /// One section per currency (never summed across currencies), the currency with the most gross
-    /// first, then the offers' conversion; none while the ledger holds nothing of the period.
+    /// One section per currency that saw money (never summed across currencies), the currency with
+    /// the most gross first, then the offers' conversion when offers started: each drawn only when
+    /// the ledger holds something for it (unpriced transactions are in the JSON and CSV only).
     static func revenue(_ report: TrailReport) -> [Section] {
-        guard report.revenue != RevenueReport() else { return [] }
         let months = report.revenue.months
-        let gross = Dictionary(grouping: months, by: \.currency).mapValues { $0.map(\.grossMilliunits).reduce(0, +) }
-        let currencies = gross.keys.sorted { (gross[$0]!, $1) > (gross[$1]!, $0) }
-        return currencies.map { revenue(report, currency: $0) } + [offers(report)]
+        let gross = Dictionary(grouping: months, by: \.currency).mapValues { $0.map { $0.grossMilliunits + $0.refundedMilliunits }.reduce(0, +) }
+        let currencies = gross.keys.filter { gross[$0]! > 0 }.sorted { (gross[$0]!, $1) > (gross[$1]!, $0) }
+        return currencies.map { revenue(report, currency: $0) } + (report.revenue.offers.isEmpty ? [] : [offers(report)])
     }
 
     static func revenue(_ report: TrailReport, currency: String) -> Section {
