@@ -9,18 +9,11 @@ import EntitlementCore
 enum LedgerSQL {
     /// One entry, for SQLite.
     static func upsert(_ entry: LedgerEntry) -> SQLStatement {
-        let text: String
-        switch entry.precedence {
-        case .newerWins: text = newerWinsSQLite
-        case .heldByRow: text = heldByRowSQLite
-        case .factsOnly: text = factsOnlySQLite
-        }
-        return SQLStatement(sqlite: text, LedgerColumn.allCases.map { $0.value(in: entry) })
+        SQLStatement(sqlite: sqliteTexts[entry.precedence]!, LedgerColumn.allCases.map { $0.value(in: entry) })
     }
 
-    private static let newerWinsSQLite = sqlite(.newerWins)
-    private static let heldByRowSQLite = sqlite(.heldByRow)
-    private static let factsOnlySQLite = sqlite(.factsOnly)
+    /// The text per precedence, made once (the connection keeps each compiled).
+    private static let sqliteTexts = Dictionary(uniqueKeysWithValues: LedgerEntry.Precedence.allCases.map { ($0, sqlite($0)) })
 
     private static func sqlite(_ precedence: LedgerEntry.Precedence) -> String {
         let placeholders = Array(repeating: "?", count: LedgerColumn.allCases.count).joined(separator: ", ")

@@ -4,7 +4,7 @@
 /// Family Sharing members' transactions are left out (the purchaser's transaction is the one
 /// paid for), and so is a Family Sharing revocation (no money back) and an upgrade's end.
 enum RevenueSQL {
-    static let day: Int64 = 86_400_000
+    static let day = ReportCalendar.dayMs
 
     /// What both readings leave out, and the environment asked for (nil: both).
     private static func counted(_ t: String, environment: String?) -> SQLStatement {

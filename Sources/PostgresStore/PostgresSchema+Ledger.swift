@@ -1,0 +1,41 @@
+extension PostgresSchema {
+    /// v17, the transaction ledger: one row per Apple transaction id (`LedgerColumn`), written with
+    /// the row it belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
+    static let ledger = Migration(identifier: "v17: the transaction ledger", statements: [
+        """
+        CREATE TABLE subscription_transactions (
+            transaction_id TEXT PRIMARY KEY,
+            original_transaction_id TEXT NOT NULL,
+            subscription_id BIGINT,
+            product_id TEXT,
+            environment TEXT,
+            purchased_at BIGINT,
+            expires_at BIGINT,
+            revoked_at BIGINT,
+            revocation_reason BIGINT,
+            revocation_type TEXT,
+            revocation_percentage BIGINT,
+            is_upgraded SMALLINT NOT NULL DEFAULT 0 CHECK (is_upgraded IN (0, 1)),
+            price BIGINT,
+            currency TEXT,
+            storefront TEXT,
+            storefront_id TEXT,
+            transaction_reason TEXT,
+            offer_type BIGINT,
+            offer_identifier TEXT,
+            offer_discount_type TEXT,
+            offer_period TEXT,
+            in_app_ownership_type TEXT,
+            web_order_line_item_id TEXT,
+            billing_plan_type TEXT,
+            signed_at BIGINT,
+            as_of BIGINT NOT NULL,
+            first_source TEXT NOT NULL,
+            first_seen_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id, purchased_at)",
+        "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL",
+    ])
+}

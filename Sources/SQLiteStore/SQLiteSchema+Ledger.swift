@@ -1,0 +1,51 @@
+import GRDB
+
+extension SQLiteSchema {
+    /// v18, the transaction ledger: apart from the earlier migrations, which are never edited.
+    static func registerLedger(_ migrator: inout DatabaseMigrator) {
+        // One row per Apple transaction id (the ledger, `LedgerColumn`), written with the row it
+        // belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
+        // Rows in the order they were first written (the rowid), Apple's id a unique index: ids
+        // arrive in no order, and as the table's key each insert dirtied a page of its own (the
+        // poll's system time rose by two thirds); as an index key it dirties a small entry.
+        // Indexed by the owning row (and refunds), whose ids a batch writes in order, not by chain,
+        // whose ids come in none: a row's first answer inserts here, and every index costs the poll.
+        migrator.registerMigration("v18: the transaction ledger") { db in
+            try db.execute(sql: """
+                CREATE TABLE subscription_transactions (
+                    transaction_id TEXT NOT NULL UNIQUE,
+                    original_transaction_id TEXT NOT NULL,
+                    subscription_id INTEGER,
+                    product_id TEXT,
+                    environment TEXT,
+                    purchased_at INTEGER,
+                    expires_at INTEGER,
+                    revoked_at INTEGER,
+                    revocation_reason INTEGER,
+                    revocation_type TEXT,
+                    revocation_percentage INTEGER,
+                    is_upgraded INTEGER NOT NULL DEFAULT 0 CHECK (is_upgraded IN (0, 1)),
+                    price INTEGER,
+                    currency TEXT,
+                    storefront TEXT,
+                    storefront_id TEXT,
+                    transaction_reason TEXT,
+                    offer_type INTEGER,
+                    offer_identifier TEXT,
+                    offer_discount_type TEXT,
+                    offer_period TEXT,
+                    in_app_ownership_type TEXT,
+                    web_order_line_item_id TEXT,
+                    billing_plan_type TEXT,
+                    signed_at INTEGER,
+                    as_of INTEGER NOT NULL,
+                    first_source TEXT NOT NULL,
+                    first_seen_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                )
+                """)
+            try db.execute(sql: "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id, purchased_at)")
+            try db.execute(sql: "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL")
+        }
+    }
+}
