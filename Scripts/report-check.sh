@@ -58,6 +58,13 @@ PY
 )
 [ "$charts" -ge 6 ] && [ "$drawn" -eq "$charts" ] || { echo "error: $drawn of $charts charts draw a series" >&2; exit 1; }
 grep -q '<script' "$work/report.html" && { echo "error: the page carries a script" >&2; exit 1; }
+revenue=$(grep -o '<section id="revenue-[a-z]*"' "$work/report.html" | wc -l || true)
+if [ ${#notifications[@]} -gt 0 ]; then
+  # Apple's signed transactions carry prices and offers: a revenue chart per currency the
+  # simulator sells in (five storefronts), and the offers' conversion.
+  [ "$revenue" -ge 2 ] && grep -q '<section id="offers"' "$work/report.html" \
+    || { echo "error: $revenue revenue charts and no offers chart, though Apple's answers carried prices" >&2; exit 1; }
+fi
 
 shot=${screenshot:-$work/report.png}
 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 \
@@ -68,4 +75,4 @@ if grep -E 'CONSOLE|Uncaught|Refused to' "$work/browser.log" | grep -v 'dbus' > 
   echo "error: the page logged to the browser's console" >&2
   exit 1
 fi
-echo "report check: $charts charts, each drawn; no console message; screenshot $shot" >&2
+echo "report check: $charts charts ($revenue of revenue), each drawn; no console message; screenshot $shot" >&2

@@ -45,6 +45,8 @@ if [ $# -eq 0 ]; then
   Scripts/server-api-crosscheck.sh --binary .build/debug/status-poller
   echo "==> the report page in a real browser (chromium, headless)" >&2
   Scripts/report-check.sh --binary .build/debug/status-poller
+  echo "==> the report page with Apple's prices (Server API and notifications): revenue and offers" >&2
+  Scripts/report-check.sh --binary .build/debug/status-poller --notifications
   echo "==> the Debian package on this host, without the toolchain (docs/OPERATIONS.md#the-package)" >&2
   if [ "${CI:-}" = true ]; then Scripts/package-check.sh; else Scripts/package-check.sh --allow-skip; fi
 fi

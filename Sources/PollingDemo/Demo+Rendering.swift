@@ -75,6 +75,7 @@ extension Demo.Outcome {
         if check.notified != nil {
             lines.append("With notifications every row must equal the App Store now: \(check.current.formatted()) do; \(check.failedTonight.formatted()) failed tonight and kept their columns; \(check.awaitingApple.formatted()) wait for a notification Apple has not sent yet (or, with V1, not delivered, or a renewal preference V1 cannot date).")
         }
+        lines += ledger.lines
         lines.append("Rows that differ from the App Store now and that no later night will select (the poller stopped watching them): \(check.unwatched.count)")
         for row in check.unwatched.prefix(20) { lines.append("  \(row)") }
         if check.unwatched.count > 20 { lines.append("  … and \(check.unwatched.count - 20) more") }

@@ -44,11 +44,13 @@ public enum Demo {
         public var eventsDownNight: Int?
         /// With notifications and the Server API: the refund requests and their answers.
         public var consumption: ConsumptionSummary?
+        /// The ledger against the App Store after the last night.
+        public var ledger = LedgerTruthCheck()
         public var disagreements: [TruthCheck.Disagreement] { nights.flatMap(\.check.disagreements) }
         public var final: TruthCheck { nights.last!.check }
         /// Whether the demo passed: every row agreed after every night, and after the last one no
         /// row that differs from the App Store is left unwatched.
-        public var passed: Bool { disagreements.isEmpty && final.unwatched.isEmpty && events?.passed ?? true }
+        public var passed: Bool { disagreements.isEmpty && final.unwatched.isEmpty && ledger.disagreements.isEmpty && events?.passed ?? true }
     }
 
     /// Plays the demo; `progress` receives each night as it ends. With `workers`, they play each
@@ -203,6 +205,8 @@ public enum Demo {
         var states: [EntitlementState: Int] = [:]
         for state in before.values { states[state.entitlement(at: configuration.finalNightMs), default: 0] += 1 }
         var outcome = Outcome(nights: nights, comebacks: comebacks, states: states, simulator: simulator.statistics, lag: lag)
+        // The simulator's population as it stands: an answered refund request may have turned Apple's refund into a decline.
+        outcome.ledger = try await LedgerTruthCheck.run(store: store, population: simulator.population)
         if let events {
             try await events.drain(fromMs: configuration.finalNightMs)
             outcome.events = try await events.summary()

@@ -14,7 +14,9 @@ extension StatusPoller {
             discussion: """
                 Each refunded transaction Apple signed is verified, then compared with the row that owns its chain: \
                 `reflected` (the refunded period is the row's current one and cancelled_at holds it), `not_yet` (the next \
-                run or a notification writes it), `earlier_period` (a past period: no access to take back), `no_row`. \
+                run or a notification writes it), `earlier_period` (a past period: no access to take back), `no_row`; \
+                and what the ledger holds of it: revoked at when, first seen by which path (poll, backfill, notification, \
+                history, extended), or not in the ledger. Nothing is written. \
                 Exit 0 when Apple answered (no refund included); 1 when the user has no row with a subscription, or \
                 Apple does not know the id; 2 usage; 3 when Apple could not be asked or its answer not trusted.
                 """)
@@ -66,14 +68,26 @@ extension StatusPoller {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
                 encoder.keyEncodingStrategy = .convertToSnakeCase
-                let rows = lines.map { RefundJSON(transaction: $0.transaction, subscriptionID: $0.subscriptionID, row: $0.reflection.rawValue) }
+                let rows = lines.map {
+                    RefundJSON(transaction: $0.transaction, subscriptionID: $0.subscriptionID, row: $0.reflection.rawValue, ledger: $0.ledger)
+                }
                 return print(String(decoding: try encoder.encode(rows), as: UTF8.self))
             }
             print("\(lines.count) refund(s) in Apple's history" + (lines.isEmpty ? "." : " (oldest first):"))
             for line in lines {
                 print("  " + Lookup.transactionLine(line.transaction))
                 print("      row: \(line.reflection.rawValue)\(line.subscriptionID.map { ", subscription \($0)" } ?? "")")
+                print("      ledger: " + Self.ledgerLine(line.ledger))
             }
+        }
+
+        /// What the ledger holds of a refunded transaction, in a line.
+        static func ledgerLine(_ record: LedgerRecord?) -> String {
+            guard let record else { return "not in the ledger (no answer about it since the ledger began)" }
+            var line = record.revokedAtMs.map { "revoked \(Display.time($0))" + (record.revocationType.map { " (\($0))" } ?? "") } ?? "not revoked (a reversal, or not yet seen)"
+            line += ", first seen by \(record.firstSource) \(Display.time(record.firstSeenAtMs))"
+            if let price = record.price { line += ", price \(Display.milliunits(price)) \(record.currency ?? "")" }
+            return line
         }
     }
 }
@@ -83,4 +97,6 @@ struct RefundJSON: Encodable {
     var transaction: VerifiedTransaction
     var subscriptionID: Int64?
     var row: String
+    /// The ledger's record; null when the ledger does not hold the transaction.
+    var ledger: LedgerRecord?
 }

@@ -17,6 +17,40 @@ import Testing
         return try #require(found)
     }
 
+    /// Storefront code → id, currency, full prices in milliunits (monthly, yearly, pro monthly, storage).
+    static let storefronts: [String: (String, String, [Int])] = [
+        "USA": ("143441", "USD", [9_990, 99_990, 14_990, 2_990]), "GBR": ("143444", "GBP", [8_990, 89_990, 13_990, 2_990]),
+        "DEU": ("143443", "EUR", [9_990, 99_990, 14_990, 2_990]), "JPN": ("143462", "JPY", [1_500_000, 15_000_000, 2_200_000, 450_000]),
+        "CAN": ("143455", "CAD", [12_990, 129_990, 19_990, 3_990]),
+    ]
+
+    /// The population buys in every storefront, with every kind of offer: the introductory
+    /// offers, a promotional offer on a renewal, an offer code on a first purchase, a win-back
+    /// offer on a resubscription — each where Apple would put it, and a chain's storefront the
+    /// same in all its transactions.
+    @Test func thePopulationHasEveryStorefrontAndEveryOfferWhereAppleWouldPutIt() {
+        var storefronts: [String: Int] = [:], offers: [Int: Int] = [:]
+        for subscriber in Self.population.subscribers {
+            for chain in subscriber.chains {
+                storefronts[Storefront.of(chain).code, default: 0] += 1
+                for (index, t) in chain.transactions.enumerated() {
+                    guard let offer = SimulatedOffer.of(t, in: chain) else { continue }
+                    offers[offer.type, default: 0] += 1
+                    let purchase = chain.purchases.first { $0.atMs == t.purchaseMs }
+                    switch offer.type {
+                    case 2: #expect(index > 0 && purchase == nil)
+                    case 3: #expect(index == 0 && !t.isTrial && !t.isIntroOffer)
+                    case 4: #expect(purchase?.kind == .resubscription)
+                    default: #expect(t.isTrial || t.isIntroOffer)
+                    }
+                }
+            }
+        }
+        #expect(Set(storefronts.keys) == ["USA", "GBR", "DEU", "JPN", "CAN"])
+        #expect(storefronts["USA"]! > storefronts.values.reduce(0, +) / 2)
+        #expect(Set(offers.keys) == [1, 2, 3, 4])
+    }
+
     /// The transaction payload Apple's documentation describes, restated from the chain's history.
     func expectedTransaction(_ t: SimulatedChain.Transaction, _ chain: SimulatedChain, environment: String, at ms: Int64) -> [String: Any] {
         let first = chain.transactions[0]
@@ -26,13 +60,24 @@ import Testing
             "purchaseDate": t.purchaseMs, "originalPurchaseDate": first.purchaseMs, "expiresDate": t.expiresMs, "quantity": 1,
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": chain.isFamilyShared ? "FAMILY_SHARED" : "PURCHASED", "signedDate": ms, "environment": environment,
             "transactionReason": t.transactionID == first.transactionID || chain.purchases.contains { $0.atMs == t.purchaseMs } ? "PURCHASE" : "RENEWAL",
-            "storefront": "USA", "storefrontId": "143441", "currency": "USD",
         ]
-        let prices = ["premium.monthly": 9990, "premium.yearly": 99990, "premium.pro.monthly": 14990, "storage.monthly": 2990]
-        o["price"] = t.isTrial ? 0 : t.isIntroOffer ? prices[t.productID]! / 2 : prices[t.productID]!
-        if t.isTrial || t.isIntroOffer {
-            o["offerType"] = 1
-            o["offerDiscountType"] = t.isTrial ? "FREE_TRIAL" : "PAY_AS_YOU_GO"
+        // Which storefront and which offer are the simulator's assignment; what they mean is restated here.
+        let storefront = Storefront.of(chain)
+        let (id, currency, full) = Self.storefronts[storefront.code]!
+        o["storefront"] = storefront.code
+        o["storefrontId"] = id
+        o["currency"] = currency
+        let price = full[["premium.monthly", "premium.yearly", "premium.pro.monthly", "storage.monthly"].firstIndex(of: t.productID)!]
+        if let offer = SimulatedOffer.of(t, in: chain) {
+            #expect((offer.type == 1) == (t.isTrial || t.isIntroOffer))
+            #expect(offer.discountType == (t.isTrial ? "FREE_TRIAL" : "PAY_AS_YOU_GO"))
+            o["offerType"] = offer.type
+            o["offerDiscountType"] = offer.discountType
+            o["offerPeriod"] = t.isTrial ? "P1W" : t.productID == "premium.yearly" ? "P1Y" : "P1M"
+            if offer.type > 1 { o["offerIdentifier"] = [2: "retention.half.1m", 3: "SPRING.HALF", 4: "winback.half.1m"][offer.type]! }
+            o["price"] = t.isTrial ? 0 : price / 2
+        } else {
+            o["price"] = price
         }
         if let upgraded = t.upgradedAtMs, upgraded <= ms { o["isUpgraded"] = true }
         else if let refunded = t.refundedAtMs, refunded <= ms, (t.refundReversedAtMs ?? .max) > ms {

@@ -49,6 +49,12 @@ enum ResponseBuilder {
             "is_in_intro_offer_period": t.isIntroOffer ? "true" : "false",
             "subscription_group_identifier": chain.groupID, "in_app_ownership_type": chain.ownershipType,
         ]
+        // verifyReceipt names a promotional offer and an offer code; it has no key for a win-back offer, nor any price.
+        switch SimulatedOffer.of(t, in: chain) {
+        case let offer? where offer.type == 2: o["promotional_offer_id"] = offer.identifier
+        case let offer? where offer.type == 3: o["offer_code_ref_name"] = offer.identifier
+        default: break
+        }
         addDate(&o, "purchase_date", t.purchaseMs)
         addDate(&o, "original_purchase_date", firstPurchaseMs)
         addDate(&o, "expires_date", t.expiresMs)

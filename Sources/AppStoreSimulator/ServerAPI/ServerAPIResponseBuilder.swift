@@ -25,6 +25,7 @@ enum ServerAPIResponseBuilder {
         let first = chain.transactions.first { $0.purchaseMs <= ms } ?? t
         // The customer bought the first one, a resubscription and an upgrade; the App Store renewed the rest.
         let purchased = t.transactionID == first.transactionID || chain.purchases.contains { $0.atMs == t.purchaseMs }
+        let storefront = Storefront.of(chain)
         var o: [String: Any] = [
             "transactionId": t.transactionID, "originalTransactionId": chain.originalTransactionID,
             "webOrderLineItemId": "9\(t.transactionID)", "bundleId": bundleID, "productId": t.productID,
@@ -32,14 +33,13 @@ enum ServerAPIResponseBuilder {
             "originalPurchaseDate": first.purchaseMs, "expiresDate": t.expiresMs, "quantity": 1,
             "type": "Auto-Renewable Subscription", "inAppOwnershipType": chain.ownershipType, "signedDate": ms,
             "environment": environment, "transactionReason": purchased ? "PURCHASE" : "RENEWAL",
-            "storefront": "USA", "storefrontId": "143441", "currency": "USD", "price": price(t),
+            "storefront": storefront.code, "storefrontId": storefront.id, "currency": storefront.currency, "price": SimulatedOffer.price(t, in: chain),
         ]
-        if t.isTrial {
-            o["offerType"] = 1
-            o["offerDiscountType"] = "FREE_TRIAL"
-        } else if t.isIntroOffer {
-            o["offerType"] = 1
-            o["offerDiscountType"] = "PAY_AS_YOU_GO"
+        if let offer = SimulatedOffer.of(t, in: chain) {
+            o["offerType"] = offer.type
+            o["offerDiscountType"] = offer.discountType
+            o["offerPeriod"] = offer.period
+            if let identifier = offer.identifier { o["offerIdentifier"] = identifier }
         }
         if let upgraded = t.upgradedAtMs, upgraded <= ms {
             o["isUpgraded"] = true
@@ -83,18 +83,6 @@ enum ServerAPIResponseBuilder {
             coveredUntil = max(coveredUntil, t.expiresMs)
         }
         return start ?? 0
-    }
-
-    /// The price in milliunits of USD: nothing for a free trial, half for an introductory offer.
-    static func price(_ t: SimulatedChain.Transaction) -> Int {
-        let full: Int
-        switch t.productID {
-        case Catalog.yearly.id: full = 99_990
-        case Catalog.proMonthly.id: full = 14_990
-        case Catalog.storageMonthly.id: full = 2_990
-        default: full = 9_990
-        }
-        return t.isTrial ? 0 : t.isIntroOffer ? full / 2 : full
     }
 
     /// The answer's common head; `appAppleId` only in production, as Apple.

@@ -57,9 +57,9 @@ public struct RowUpdatePlan: Sendable, Equatable {
         public var reason: AuditReason
         public var old: SubscriptionState
         public var new: SubscriptionState
-        /// The transaction a change of another period concerns (`subscription_events.transaction_id`).
+        /// The transaction a refund, or a change of another period, concerns (`subscription_events.transaction_id`).
         public var transactionID: String? = nil
-        /// When Apple revoked that transaction (`subscription_events.revoked_at`).
+        /// When Apple revoked that transaction (`subscription_events.revoked_at`): a refund's instant.
         public var revokedAtMs: Int64? = nil
 
         public init(reason: AuditReason, old: SubscriptionState, new: SubscriptionState, transactionID: String? = nil, revokedAtMs: Int64? = nil) {
@@ -192,7 +192,12 @@ public struct RowUpdatePlan: Sendable, Equatable {
             }
             columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus, appleStateAtMs: appleStateAtMs)
             if current.state != state, !state.onlyGainsTransactionIdentity(from: current.state) {
-                events.append(Event(reason: .transition(.between(current.state, state, at: atMs)), old: current.state, new: state))
+                let transition = SubscriptionTransition.between(current.state, state, at: atMs)
+                // A refund names its transaction and instant, as an earlier period's does: counted once by id.
+                let refund = transition == .refunded
+                events.append(Event(
+                    reason: .transition(transition), old: current.state, new: state,
+                    transactionID: refund ? state.transactionID : nil, revokedAtMs: refund ? state.cancelledAt : nil))
             }
             self.result = .written(previous: current.state, adopted: adoptedInstead, discovered: discovered.count)
             if let chain = state.originalTransactionID {

@@ -1,6 +1,7 @@
 import AppStoreBackends
 
-/// One refund Apple reports, and whether the row that owns its chain shows it.
+/// One refund Apple reports, whether the row that owns its chain shows it, and what the ledger
+/// holds of it (who saw it first: the answer to "did we already know?" without asking Apple again).
 public struct RefundLine: Sendable {
     /// How the row stands towards the refund.
     public enum Reflection: String, Sendable {
@@ -18,4 +19,7 @@ public struct RefundLine: Sendable {
     public var transaction: VerifiedTransaction
     public var subscriptionID: Int64?
     public var reflection: Reflection
+    /// The ledger's record of the refunded transaction; nil when the ledger does not hold it (a
+    /// chain no answer has brought since the ledger began).
+    public var ledger: LedgerRecord?
 }

@@ -35,15 +35,18 @@ public struct SupportDesk: Sendable {
         return OwnedChain(originalTransactionID: originalTransactionID, row: row, bookkeeping: bookkeeping, history: Array(history))
     }
 
-    /// Each refund with whether the row of its chain shows it.
+    /// Each refund with whether the row of its chain shows it, and the ledger's record of it.
     public func refundLines(_ refunds: [VerifiedTransaction]) async throws -> [RefundLine] {
         var rows: [String: SubscriptionRow?] = [:]
         var lines: [RefundLine] = []
+        let held = try await store.ledger(transactionIDs: refunds.map(\.transactionID))
+        let ledger = Dictionary(held.map { ($0.transactionID, $0) }, uniquingKeysWith: { first, _ in first })
         for refund in refunds {
             let chainID = refund.originalTransactionID ?? ""
+            let record = ledger[refund.transactionID]
             if rows[chainID] == nil { rows[chainID] = try await chain(chainID, historyLimit: 0).row }
             guard let row = rows[chainID] ?? nil else {
-                lines.append(RefundLine(transaction: refund, subscriptionID: nil, reflection: .noRow))
+                lines.append(RefundLine(transaction: refund, subscriptionID: nil, reflection: .noRow, ledger: record))
                 continue
             }
             let reflection: RefundLine.Reflection
@@ -52,7 +55,7 @@ public struct SupportDesk: Sendable {
             } else {
                 reflection = .earlierPeriod
             }
-            lines.append(RefundLine(transaction: refund, subscriptionID: row.id, reflection: reflection))
+            lines.append(RefundLine(transaction: refund, subscriptionID: row.id, reflection: reflection, ledger: record))
         }
         return lines
     }

@@ -93,6 +93,8 @@ public struct TrailReportBuilder {
         if let closed = EpisodeTracker.take(event, old: old, open: &episode) { count(closed) }
         row.episode = episode
         let entered = !wasOpen && row.episode != nil
+        let refund = Self.refund(event, isFirst: known == nil, old: old)
+        let isNewRefund = refund.map { row.isNewRefund(at: $0) } ?? false
         rows[event.subscriptionID] = row
         guard at >= fromMs else { return }
         let week = ReportCalendar.startOfWeek(at)
@@ -102,22 +104,24 @@ public struct TrailReportBuilder {
         case "recovered": moved(.recovered, week)
         case "upgraded": moved(.upgraded, week)
         case "expired": moved(.expired, week)
-        case "refunded", AuditReason.refundedEarlierPeriod.rawValue: moved(.refunded, week)
+        case "refunded", AuditReason.refundedEarlierPeriod.rawValue: if isNewRefund { moved(.refunded, week) }
         default: break
         }
         if entered { moved(.enteredBillingTrouble, week) }
-        if let refunded = event.new.cancelledAt, known != nil ? old.cancelledAt == nil : Self.refundedAt(event) {
-            refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
-        }
-        // A refund of an earlier period: a refund by its own date, and no access taken.
-        if event.reason == AuditReason.refundedEarlierPeriod.rawValue, let refunded = event.revokedAtMs {
-            refundsByDay[ReportCalendar.startOfDay(refunded), default: 0] += 1
-        }
+        if isNewRefund, let refund { refundsByDay[ReportCalendar.startOfDay(refund), default: 0] += 1 }
         let source = TrailReport.sourceNames.firstIndex(of: event.source ?? "unknown") ?? TrailReport.sourceNames.count - 1
         sourcesByWeek[week, default: Array(repeating: 0, count: TrailReport.sourceNames.count)][source] += 1
         if event.source == "notification", let notified = event.notifiedAtMs {
             notificationLagByWeek[week, default: [:]][max(0, at - notified) / 1000, default: 0] += 1
         }
+    }
+
+    /// The instant of the refund `event` records, if it records one: the row's `cancelled_at` set
+    /// by it, or an earlier period's refund by its own date (no access taken).
+    static func refund(_ event: TrailEvent, isFirst: Bool, old: TrailState) -> Int64? {
+        if event.reason == AuditReason.refundedEarlierPeriod.rawValue { return event.revokedAtMs }
+        guard let refunded = event.new.cancelledAt, isFirst ? refundedAt(event) : old.cancelledAt == nil else { return nil }
+        return refunded
     }
 
     /// Whether the first event the trail has of a row is its refund. The writers name a change

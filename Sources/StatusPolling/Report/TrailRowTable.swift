@@ -5,6 +5,11 @@ struct TrailRowTable {
     /// What the builder keeps of one subscription between its events.
     struct Row {
         var columns: TrailState
+        /// The last refund counted, as a 32-bit fingerprint of its revocation instant (`Int32.min`:
+        /// none), in the state's tail padding: the same transaction's refund seen twice (a history
+        /// poll, then its delayed notification, in a trail written before the ledger kept them
+        /// apart) carries the same instant, and is counted once.
+        private var lastRefund = Int32.min
         var sinceMs: Int64
         /// The open billing episode: day 0, when the trail showed it, its grace end (`Int64.min`: none).
         private var episodeStartMs = Int64.min, episodeSeenAtMs = Int64.min, episodeGraceEndsMs = Int64.min
@@ -12,6 +17,7 @@ struct TrailRowTable {
         private var churnAtMs = Int64.min
         /// Its expiration intent: 1…, or ``refundedIntent``, or −1 unknown.
         private var churnIntent: Int8 = -1
+
         fileprivate var isPresent = false
 
         static let refundedIntent: Int8 = 100
@@ -22,6 +28,14 @@ struct TrailRowTable {
         }
 
         fileprivate init() { self.init(columns: .unverified, sinceMs: 0) }
+
+        /// Whether a refund revoked at `ms` is another than the last one counted; it becomes the last.
+        mutating func isNewRefund(at ms: Int64) -> Bool {
+            let folded = Int32(truncatingIfNeeded: ms ^ (ms >> 32))
+            let fingerprint = folded == .min ? folded + 1 : folded
+            defer { lastRefund = fingerprint }
+            return fingerprint != lastRefund
+        }
 
         var episode: BillingEpisode? {
             get {

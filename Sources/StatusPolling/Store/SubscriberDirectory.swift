@@ -1,8 +1,8 @@
 import EntitlementCore
 
 /// The web service's side of the contract and the operator's view of it: enrol a subscriber,
-/// store an uploaded receipt, look a user up, read the audit trail and the notifications. The
-/// operator commands (`enroll`, `show`, `history`, `notifications list`) and the demo's truth
+/// store an uploaded receipt, look a user up, read the audit trail, the ledger and the notifications. The
+/// operator commands (`enroll`, `show`, `history`, `notifications list`, `refunds`) and the demo's truth
 /// check go through it.
 public protocol SubscriberDirectory: Sendable {
     /// Inserts a subscriber as the web service does: a user and a receipt, nothing verified.
@@ -27,6 +27,13 @@ public protocol SubscriberDirectory: Sendable {
 
     /// The audit trail of `userID`'s rows, newest first.
     func history(userID: String, limit: Int) async throws -> [SubscriptionEvent]
+
+    /// What the ledger holds of these transactions, by id (those it lacks are left out).
+    func ledger(transactionIDs: [String]) async throws -> [LedgerRecord]
+
+    /// One page of the ledger after transaction id `cursor`, in id order: for checks that walk it
+    /// whole without loading it at once.
+    func ledger(after cursor: String, limit: Int) async throws -> [LedgerRecord]
 
     /// The recorded notifications `query` asks for, newest first (never their signed payloads).
     func notifications(_ query: NotificationQuery) async throws -> [StoredNotification]

@@ -269,6 +269,45 @@ import Testing
         }
     }
 
+    /// Prior refunds are refunded transactions, each once by id: the ledger's, and the trail's
+    /// refunds of transactions it does not hold. Two audit rows of one refund (a history poll and
+    /// its delayed notification, before the ledger kept them apart) are one; a reversed refund, an
+    /// upgrade's end and a Family Sharing revocation are none; an old audit row naming no
+    /// transaction is its own.
+    @Test(arguments: StoreKind.available) func priorRefundsCountEachRefundedTransactionOnce(kind: StoreKind) async throws {
+        try await Fixture.with(kind) { f in
+            let (userID, chain, transaction) = try await f.paidChain()
+            let row = try await f.support.row(owning: chain)
+            func audit(_ reason: String, _ transactionID: String?) async throws {
+                try await f.db.execute("""
+                    INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, transaction_id)
+                    VALUES (\(row.id), '\(userID)', 1, '\(reason)', 'active', 'active', '{}', '{}', \(transactionID.map { "'\($0)'" } ?? "NULL"))
+                    """)
+            }
+            func ledger(_ id: String, revokedAt: Int64?, type: String? = nil, upgraded: Int = 0) async throws {
+                try await f.db.execute("""
+                    INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, revoked_at, revocation_type, is_upgraded,
+                        as_of, first_source, first_seen_at, updated_at)
+                    VALUES ('\(id)', '\(chain)', \(row.id), \(revokedAt.map(String.init) ?? "NULL"), \(type.map { "'\($0)'" } ?? "NULL"), \(upgraded), 1, 'poll', 1, 1)
+                    """)
+            }
+            try await ledger("9001", revokedAt: 5, type: "REFUND_FULL")
+            try await audit("refunded_earlier_period", "9001")
+            try await audit("refunded_earlier_period", "9001")
+            try await ledger("9002", revokedAt: nil)
+            try await audit("refunded", "9002")
+            try await ledger("9003", revokedAt: 6, type: "FAMILY_REVOKE")
+            try await ledger("9004", revokedAt: 7, upgraded: 1)
+            try await ledger("9005", revokedAt: 8, type: "REFUND_PRORATED")
+            try await audit("refunded", nil)
+            try await audit("refunded_earlier_period", "9006")
+            try await audit("refunded_earlier_period", "9006")
+            _ = try await f.receive(f.request(id: "cr-12", chain: chain, transaction: transaction, signedAtMs: f.clock.ms))
+            // 9001, 9005, the unnamed audit row, 9006.
+            #expect(try await f.recorded("cr-12").priorRefunds == 4)
+        }
+    }
+
     /// A refund and, delivered after it in one batch, Apple's earlier request about the same
     /// purchase: the request is queued as if received after the refund was applied — the refund
     /// counted, the period cut short — on both stores (PostgreSQL once queued every request of a

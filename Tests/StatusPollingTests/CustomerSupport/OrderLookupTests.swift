@@ -118,9 +118,25 @@ import Testing
             for (line, refunded) in zip(lines, expected) {
                 let row = try await f.row(owning: line.transaction.originalTransactionID ?? "")
                 #expect(line.subscriptionID == row.id)
-                let isCurrent = subscriber.chains.first { $0.originalTransactionID == line.transaction.originalTransactionID }?.current(at: clock)?.transactionID == refunded.transactionID
+                let owner = try #require(subscriber.chains.first { $0.originalTransactionID == line.transaction.originalTransactionID })
+                let isCurrent = owner.current(at: clock)?.transactionID == refunded.transactionID
                 #expect(line.reflection == (isCurrent ? .reflected : .earlierPeriod), "\(refunded.transactionID)")
                 if isCurrent { #expect(row.state.cancelledAt == refunded.refund(at: clock)) }
+                // The ledger holds what the night's answers brought: each row's current transaction
+                // (the Server API's statuses carry no earlier period), with its refund and price.
+                if isCurrent {
+                    let record = try #require(line.ledger, "\(refunded.transactionID)")
+                    let offer = SimulatedOffer.of(refunded, in: owner)
+                    #expect(record == LedgerRecord(
+                        transactionID: refunded.transactionID, originalTransactionID: line.transaction.originalTransactionID ?? "", subscriptionID: row.id,
+                        productID: refunded.productID, purchasedAtMs: refunded.purchaseMs, expiresAtMs: refunded.expiresMs,
+                        revokedAtMs: refunded.refund(at: clock), revocationReason: refunded.refundReason, revocationType: "REFUND_FULL",
+                        price: Int64(SimulatedOffer.price(refunded, in: owner)), currency: Storefront.of(owner).currency, storefront: Storefront.of(owner).code,
+                        offerType: offer?.type, offerIdentifier: offer?.identifier, offerDiscountType: offer?.discountType, asOfMs: clock,
+                        firstSource: "poll", firstSeenAtMs: clock, updatedAtMs: clock))
+                } else {
+                    #expect(line.ledger == nil, "\(refunded.transactionID)")
+                }
             }
             // A customer without refunds: an empty history, one page.
             let (_, calm) = try #require(f.subscriber { subscriber, _ in subscriber.chains.allSatisfy { $0.transactions.allSatisfy { $0.refundedAtMs == nil } } })

@@ -81,6 +81,45 @@ import Testing
 }
 
 extension SupportCommandLineTests {
+    /// `refunds` shows, beside each refund Apple lists, what the ledger holds of it: a current
+    /// period's refund the night's poll brought (revoked when, first seen by whom, its price), an
+    /// earlier period's the poll never saw as "not in the ledger".
+    @Test func refundsShowWhatTheLedgerHolds() async throws {
+        try await Fixture.with(.sqlite, population: OrderLookupTests.mixed) { f in
+            let clock = Fixture.start
+            let (_, chain) = try #require(f.subscriber { _, chain in
+                !chain.isFamilyShared && chain.current(at: clock)?.refund(at: clock) != nil
+            })
+            let refunded = try #require(chain.current(at: clock))
+            let revoked = try #require(refunded.refund(at: clock))
+            let price = Display.milliunits(Int64(SimulatedOffer.price(refunded, in: chain)))
+            let text = try await Self.run(f, ["refunds", "--original-transaction-id", chain.originalTransactionID])
+            #expect(text.status == 0, "\(text.stderr)")
+            #expect(text.stdout.contains(
+                "ledger: revoked \(Display.time(revoked)) (REFUND_FULL), first seen by poll \(Display.time(clock)), price \(price) \(Storefront.of(chain).currency)"), "\(text.stdout)")
+            let earlier = chain.transactions.filter { $0.transactionID != refunded.transactionID && $0.purchaseMs <= clock && $0.refund(at: clock) != nil }
+            #expect(text.stdout.components(separatedBy: "ledger: not in the ledger").count - 1 == earlier.count, "\(text.stdout)")
+
+            let json = try await Self.run(f, ["refunds", "--original-transaction-id", chain.originalTransactionID, "--format", "json"])
+            #expect(json.status == 0, "\(json.stderr)")
+            let lines = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+            let line = try #require(lines.first { ($0["transaction"] as? [String: Any])?["transaction_id"] as? String == refunded.transactionID })
+            let ledger = try #require(line["ledger"] as? [String: Any])
+            #expect(ledger["revoked_at_ms"] as? Int64 == revoked)
+            #expect(ledger["first_source"] as? String == "poll")
+            #expect(ledger["price"] as? Int64 == Int64(SimulatedOffer.price(refunded, in: chain)))
+            #expect(line["row"] as? String == "reflected")
+        }
+    }
+
+    @Test func displayShowsMilliunitsExactly() {
+        #expect(Display.milliunits(10_990) == "10.99")
+        #expect(Display.milliunits(1_200_000) == "1200")
+        #expect(Display.milliunits(5) == "0.005")
+        #expect(Display.milliunits(-4_500) == "-4.5")
+        #expect(Display.milliunits(0) == "0")
+    }
+
     @Test func extendExplainsRefusalsAndFollowsAMassRequest() async throws {
         try await Fixture.with(.sqlite) { f in
             let t = Fixture.start + Fixture.day

@@ -253,4 +253,31 @@ import Testing
             .init(dateMs: t + d, refunds: 1, renewals: 0), .init(dateMs: t + 2 * d, refunds: 1, renewals: 0),
         ])
     }
+
+    /// A refund the trail holds twice (a history poll, then the delayed notification of the same
+    /// refund, written before the ledger kept them apart) is one refund: by its row and Apple's
+    /// revocation instant. Another refund of the same row is another.
+    @Test func aRefundRecordedTwiceIsCountedOnce() {
+        let d = Self.day, t = Self.t0
+        let eleven = Self.columns(11, expires: t + 30 * d), twelve = Self.columns(12, expires: t + 30 * d)
+        func earlier(_ id: Int64, _ row: Int64, at: Int64, revoked: Int64, _ columns: SubscriptionState) -> TrailEvent {
+            TrailEvent(
+                id: id, subscriptionID: row, atMs: at, reason: "refunded_earlier_period", environment: "Production", new: TrailState(columns),
+                revokedAtMs: revoked)
+        }
+        var refunded = twelve
+        refunded.cancelledAt = t + 7 * d
+        let trail = [
+            TrailEvent(id: 1, subscriptionID: 11, atMs: t + 3_600_000, reason: "first_verified", new: eleven),
+            TrailEvent(id: 2, subscriptionID: 12, atMs: t + 3_600_000, reason: "first_verified", new: twelve),
+            earlier(3, 11, at: t + 4 * d, revoked: t + 3 * d, eleven),
+            earlier(4, 11, at: t + 5 * d, revoked: t + 3 * d, eleven),
+            earlier(5, 11, at: t + 6 * d, revoked: t + 6 * d, eleven),
+            TrailEvent(id: 6, subscriptionID: 12, atMs: t + 8 * d, reason: "refunded", new: refunded),
+            earlier(7, 12, at: t + 9 * d, revoked: t + 7 * d, refunded),
+        ]
+        let report = Self.report(trail: trail)
+        #expect(report.refunds.filter { $0.refunds > 0 }.map { [$0.dateMs, Int64($0.refunds)] } == [[t + 3 * d, 1], [t + 6 * d, 1], [t + 7 * d, 1]])
+        #expect(report.movement.map { $0.counts["refunded"] ?? 0 } == [2, 1, 0])
+    }
 }

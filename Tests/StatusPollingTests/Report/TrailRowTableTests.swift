@@ -34,6 +34,8 @@ import Testing
         row.churn = nil
         row.episode = nil
         #expect(row.episode == nil && row.churn == nil)
+        let refunds = [1_767_571_200_000, 1_767_571_200_000, 1_767_571_200_001, 1_767_571_200_000].map { row.isNewRefund(at: $0) }
+        #expect(refunds == [true, false, true, true])
         #expect(MemoryLayout<TrailRowTable.Row>.stride <= 80)
     }
 

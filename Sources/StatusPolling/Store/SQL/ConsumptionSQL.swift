@@ -5,7 +5,7 @@ import EntitlementCore
 public enum ConsumptionSQL {
     /// Queues `r` (``ConsumptionQueue/request(_:row:)``) unless its notification queued one before:
     /// a failed verification standing on the row makes it undelivered, and the customer's earlier
-    /// refunds are counted from the trail, as the transaction sees them.
+    /// refunds are counted, as the transaction sees them (``priorRefunds``).
     public static func enqueue(_ r: ConsumptionRequestRecord) -> SQLStatement {
         """
         INSERT INTO consumption_requests (notification_id, transaction_id, original_transaction_id, subscription_id, user_id, environment,
@@ -13,12 +13,28 @@ public enum ConsumptionSQL {
         SELECT \(r.notificationID), \(r.transactionID), \(r.originalTransactionID), s.id, s.user_id, \(r.environment?.rawValue),
             \(r.requestedAtMs), \(r.deadlineMs), CAST(\(r.periodStartedAtMs) AS BIGINT),
             CASE WHEN s.consecutive_failures > 0 THEN 'UNDELIVERED_OTHER' ELSE \(r.deliveryStatus.rawValue) END,
-            (SELECT count(*) FROM subscription_events e WHERE e.user_id = s.user_id AND e.reason IN ('refunded', 'refunded_earlier_period')),
+            (\(unescaped: priorRefunds)),
             'pending', 0, \(r.nextAttemptAtMs)
         FROM subscriptions s WHERE s.id = \(r.subscriptionID)
         ON CONFLICT (notification_id) DO NOTHING
         """
     }
+
+    /// The refunded transactions of the user of row `s`, each once by id, whoever saw it first: the
+    /// ledger's revocations (an upgrade's end and a Family Sharing revocation are no refund), and
+    /// the trail's refund rows of transactions the ledger does not hold — those written before it,
+    /// each row its own refund when it names no transaction.
+    static let priorRefunds = """
+        SELECT count(*) FROM (
+            SELECT t.transaction_id FROM subscriptions s2 JOIN subscription_transactions t ON t.subscription_id = s2.id
+            WHERE s2.user_id = s.user_id AND t.revoked_at IS NOT NULL AND t.is_upgraded = 0
+                AND coalesce(t.revocation_type, '') <> 'FAMILY_REVOKE'
+            UNION
+            SELECT coalesce(e.transaction_id, 'audit ' || CAST(e.id AS TEXT)) FROM subscription_events e
+            WHERE e.user_id = s.user_id AND e.reason IN ('refunded', 'refunded_earlier_period')
+                AND NOT EXISTS (SELECT 1 FROM subscription_transactions h WHERE h.transaction_id = e.transaction_id)
+        ) AS refunded
+        """
 
     /// Apple's decision on a transaction asked about: a `REFUND` (refunded) or `REFUND_DECLINED`
     /// (declined), recorded on every request of that transaction not yet decided.

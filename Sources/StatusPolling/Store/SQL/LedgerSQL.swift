@@ -38,6 +38,32 @@ enum LedgerSQL {
         SELECT transaction_id, original_transaction_id, revoked_at FROM subscription_transactions WHERE transaction_id = ? AND revoked_at IS NOT NULL
         """
 
+    /// What the ledger holds of these transactions, read by ``record(_:)``.
+    static func records(of ids: [String]) -> SQLStatement {
+        "SELECT \(unescaped: recordList) FROM subscription_transactions WHERE transaction_id IN (\(list: ids)) ORDER BY transaction_id"
+    }
+
+    /// The ledger's rows after `cursor` in id order, `limit` at most: for checks that walk it whole.
+    static func records(after cursor: String, limit: Int) -> SQLStatement {
+        "SELECT \(unescaped: recordList) FROM subscription_transactions WHERE transaction_id > \(cursor) ORDER BY transaction_id LIMIT \(limit)"
+    }
+
+    private static let recordList = """
+        transaction_id, original_transaction_id, subscription_id, product_id, purchased_at, expires_at, revoked_at, revocation_reason, \
+        revocation_type, price, currency, storefront, offer_type, offer_identifier, offer_discount_type, is_upgraded, as_of, first_source, \
+        first_seen_at, updated_at
+        """
+
+    /// A row of ``records(of:)``.
+    static func record(_ row: inout some ColumnReader) throws -> LedgerRecord {
+        LedgerRecord(
+            transactionID: try row.column(), originalTransactionID: try row.column(), subscriptionID: try row.column(), productID: try row.column(),
+            purchasedAtMs: try row.column(), expiresAtMs: try row.column(), revokedAtMs: try row.column(), revocationReason: try row.column(),
+            revocationType: try row.column(), price: try row.column(), currency: try row.column(), storefront: try row.column(),
+            offerType: try row.column(), offerIdentifier: try row.column(), offerDiscountType: try row.column(), isUpgraded: try row.column(),
+            asOfMs: try row.column(), firstSource: try row.column(), firstSeenAtMs: try row.column(), updatedAtMs: try row.column())
+    }
+
     /// Entries of one precedence (``json(_:)``, one per transaction id), for PostgreSQL.
     static func upsertSet(_ rows: [String], precedence: LedgerEntry.Precedence) -> SQLStatement {
         """

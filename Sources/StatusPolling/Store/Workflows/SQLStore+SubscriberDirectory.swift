@@ -41,6 +41,15 @@ extension SubscriberDirectory where Self: SQLStore {
         try await rows(SubscriptionEventsSQL.history(userID: userID, limit: limit)) { try SubscriptionEventsSQL.event(&$0, decoder: JSONDecoder()) }
     }
 
+    public func ledger(transactionIDs: [String]) async throws -> [LedgerRecord] {
+        guard !transactionIDs.isEmpty else { return [] }
+        return try await rows(LedgerSQL.records(of: transactionIDs)) { try LedgerSQL.record(&$0) }
+    }
+
+    public func ledger(after cursor: String, limit: Int) async throws -> [LedgerRecord] {
+        try await rows(LedgerSQL.records(after: cursor, limit: limit)) { try LedgerSQL.record(&$0) }
+    }
+
     public func notifications(_ query: NotificationQuery) async throws -> [StoredNotification] {
         try await rows(NotificationsSQL.list(query)) { try NotificationsSQL.stored(&$0) }
     }
