@@ -38,4 +38,10 @@ extension PostgresSchema {
         "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id, purchased_at)",
         "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL",
     ])
+
+    /// v18: the report's money recovered from billing retry reads the trail's recoveries and their
+    /// transactions; a partial index holds only those few rows, so the read skips the trail.
+    static let recoveries = Migration(identifier: "v18: recoveries by transaction", statements: [
+        "CREATE INDEX subscription_events_recovered ON subscription_events(at) WHERE reason = 'recovered'",
+    ])
 }

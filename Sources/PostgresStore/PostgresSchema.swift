@@ -396,5 +396,6 @@ enum PostgresSchema {
             "CREATE INDEX subscription_events_run ON subscription_events(run_id) WHERE run_id IS NOT NULL",
         ]),
         ledger,
+        recoveries,
     ]
 }

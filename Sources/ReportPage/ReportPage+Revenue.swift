@@ -30,16 +30,20 @@ extension ReportPage {
             definition: """
                 From the ledger of Apple's transactions: gross is what the month's purchases and renewals cost (Apple's price, before \
                 Apple's commission and taxes), refunded what Apple refunded that month (a prorated refund by its share), each transaction \
-                once; net = gross − refunded, the bar's height is gross. MRR: the paid periods running at the month's end, each price \
+                once; net = gross − refunded, the bar's height is gross. Recovered from billing retry: the renewals that ended a billing \
+                retry or its grace period (part of the gross), by the recovery's date, with their count. MRR: the paid periods running at the month's end, each price \
                 spread over a month by its period. A Family Sharing member's transaction is not revenue. \(unknown) transactions of these \
                 days have no known price (verifyReceipt carries none) and are counted nowhere here.
                 """,
-            columns: ["month", "transactions", "gross", "refunds", "refunded", "net", "refund rate (count)", "refund rate (money)", "MRR at month end"],
+            columns: [
+                "month", "transactions", "gross", "refunds", "refunded", "net", "refund rate (count)", "refund rate (money)",
+                "recovered from billing retry", "MRR at month end",
+            ],
             rows: months.map { m in
                 [
                     TrailReport.date(m.startMs), String(m.transactions), amount(m.grossMilliunits), String(m.refunds), amount(m.refundedMilliunits),
                     amount(m.netMilliunits), m.refundRateByCount.map(share) ?? "–", m.refundRateByMoney.map(share) ?? "–",
-                    mrr[monthKey(m.startMs)].map(amount) ?? "–",
+                    "\(amount(m.recoveredMilliunits)) (\(m.recoveries))", mrr[monthKey(m.startMs)].map(amount) ?? "–",
                 ]
             })
     }

@@ -1,7 +1,8 @@
 import GRDB
 
 extension SQLiteSchema {
-    /// v18, the transaction ledger: apart from the earlier migrations, which are never edited.
+    /// v18, the transaction ledger, and v19, recoveries by transaction: apart from the earlier
+    /// migrations, which are never edited.
     static func registerLedger(_ migrator: inout DatabaseMigrator) {
         // One row per Apple transaction id (the ledger, `LedgerColumn`), written with the row it
         // belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
@@ -47,5 +48,12 @@ extension SQLiteSchema {
             try db.execute(sql: "CREATE INDEX subscription_transactions_subscription ON subscription_transactions(subscription_id, purchased_at)")
             try db.execute(sql: "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL")
         }
+        // The report's money recovered from billing retry reads the trail's recoveries and their
+        // transactions: a partial index holds only those few rows, so the read skips the trail.
+        migrator.registerMigration(recoveriesMigration) { db in
+            try db.execute(sql: "CREATE INDEX subscription_events_recovered ON subscription_events(at) WHERE reason = 'recovered'")
+        }
     }
+
+    static let recoveriesMigration = "v19: recoveries by transaction"
 }

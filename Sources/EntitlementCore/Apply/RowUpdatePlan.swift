@@ -57,7 +57,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
         public var reason: AuditReason
         public var old: SubscriptionState
         public var new: SubscriptionState
-        /// The transaction a refund, or a change of another period, concerns (`subscription_events.transaction_id`).
+        /// The transaction a change concerns (`subscription_events.transaction_id`): the row's after it, or another period's.
         public var transactionID: String? = nil
         /// When Apple revoked that transaction (`subscription_events.revoked_at`): a refund's instant.
         public var revokedAtMs: Int64? = nil
@@ -193,11 +193,12 @@ public struct RowUpdatePlan: Sendable, Equatable {
             columns = .verified(state, latestReceipt: update.latestReceipt, status: update.upstreamStatus, appleStateAtMs: appleStateAtMs)
             if current.state != state, !state.onlyGainsTransactionIdentity(from: current.state) {
                 let transition = SubscriptionTransition.between(current.state, state, at: atMs)
-                // A refund names its transaction and instant, as an earlier period's does: counted once by id.
-                let refund = transition == .refunded
+                // A change names the transaction the row holds after it (a refund also its instant), as
+                // a change of another period names its own: a refund is counted once by id, a
+                // recovery's money is its transaction's price.
                 events.append(Event(
                     reason: .transition(transition), old: current.state, new: state,
-                    transactionID: refund ? state.transactionID : nil, revokedAtMs: refund ? state.cancelledAt : nil))
+                    transactionID: state.transactionID, revokedAtMs: transition == .refunded ? state.cancelledAt : nil))
             }
             self.result = .written(previous: current.state, adopted: adoptedInstead, discovered: discovered.count)
             if let chain = state.originalTransactionID {

@@ -1,5 +1,6 @@
 /// The report's money, read from the ledger (`subscription_transactions`) beside the trail: what
-/// was sold, refunded and kept by day and month, the refund rate by count and by money, monthly
+/// was sold, refunded and kept by day and month, what recoveries from billing retry brought, the
+/// refund rate by count and by money, monthly
 /// recurring revenue at each month's end, and offer starts with their conversion to a paid period.
 /// Every amount is in milliunits of one currency and never summed across currencies; a
 /// transaction whose price is unknown (verifyReceipt and V1 carry none) is counted as such,
@@ -15,6 +16,10 @@ public struct RevenueReport: Sendable, Equatable {
         /// Priced transactions refunded in the period (by refund date), each once.
         public var refunds = 0
         public var refundedMilliunits: Int64 = 0
+        /// Recoveries from billing retry in the period with a known price, and what they brought
+        /// (part of the gross).
+        public var recoveries = 0
+        public var recoveredMilliunits: Int64 = 0
 
         public var netMilliunits: Int64 { grossMilliunits - refundedMilliunits }
         /// Refunds ÷ transactions of the period; nil without a transaction.
@@ -28,6 +33,7 @@ public struct RevenueReport: Sendable, Equatable {
         public var dateMs: Int64
         public var sales = 0
         public var refunds = 0
+        public var recoveries = 0
     }
 
     /// One month's (UTC) starts of one offer, and how many a paid period followed.
@@ -72,6 +78,10 @@ public struct RevenueReport: Sendable, Equatable {
         public struct Refund: Sendable, Equatable {
             public var day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64
         }
+        /// By recovery day and currency: recoveries from billing retry, priced, recovered.
+        public struct Recovery: Sendable, Equatable {
+            public var day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64
+        }
         /// By start day, offer type and discount: starts, converted.
         public struct Offer: Sendable, Equatable {
             public var day: Int64, offerType: Int, discountType: String, starts: Int, converted: Int
@@ -79,11 +89,13 @@ public struct RevenueReport: Sendable, Equatable {
         public var sales: [Sale] = []
         public var refunds: [Refund] = []
         public var offers: [Offer] = []
+        public var recoveries: [Recovery] = []
 
-        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = []) {
+        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = [], recoveries: [Recovery] = []) {
             self.sales = sales
             self.refunds = refunds
             self.offers = offers
+            self.recoveries = recoveries
         }
     }
 
@@ -107,6 +119,11 @@ public struct RevenueReport: Sendable, Equatable {
             if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].refunds += r.count - r.priced }
             guard r.priced > 0, !r.currency.isEmpty else { continue }
             add(r.day, r.currency) { $0.refunds += r.priced; $0.refundedMilliunits += r.milliunits }
+        }
+        for r in sums.recoveries where r.day >= firstDay && r.day < endDay {
+            if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].recoveries += r.count - r.priced }
+            guard r.priced > 0, !r.currency.isEmpty else { continue }
+            add(r.day, r.currency) { $0.recoveries += r.priced; $0.recoveredMilliunits += r.milliunits }
         }
         func ordered(_ totals: [String: Totals]) -> [Totals] { totals.values.sorted { ($0.startMs, $0.currency) < ($1.startMs, $1.currency) } }
         self.days = ordered(days)

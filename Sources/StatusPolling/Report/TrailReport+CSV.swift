@@ -18,7 +18,9 @@ extension TrailReport {
                 refundRequests.weeks.map { [Self.date($0.startMs), String($0.requests), String($0.answered), String($0.noConsent), String($0.expired), String($0.refunded), String($0.declined)] }),
             "revenue_daily.csv": file(Self.revenueHeader("date"), revenue.days.map(Self.revenueLine)),
             "revenue_monthly.csv": file(Self.revenueHeader("month"), revenue.months.map(Self.revenueLine)),
-            "price_unknown.csv": file(["date", "sales", "refunds"], revenue.priceUnknown.map { [Self.date($0.dateMs), String($0.sales), String($0.refunds)] }),
+            "price_unknown.csv": file(
+                ["date", "sales", "refunds", "recoveries"],
+                revenue.priceUnknown.map { [Self.date($0.dateMs), String($0.sales), String($0.refunds), String($0.recoveries)] }),
             "offers.csv": file(
                 ["month", "offer_type", "discount_type", "starts", "converted", "conversion"],
                 revenue.offers.map { [Self.date($0.monthMs), String($0.offerType), $0.discountType, String($0.starts), String($0.converted), number($0.conversion)] }),
@@ -47,13 +49,17 @@ extension TrailReport {
     }
 
     static func revenueHeader(_ period: String) -> [String] {
-        [period, "currency", "transactions", "gross_milliunits", "refunds", "refunded_milliunits", "net_milliunits", "refund_rate_by_count", "refund_rate_by_money"]
+        [
+            period, "currency", "transactions", "gross_milliunits", "refunds", "refunded_milliunits", "net_milliunits", "refund_rate_by_count",
+            "refund_rate_by_money", "recoveries", "recovered_milliunits",
+        ]
     }
 
     static func revenueLine(_ t: RevenueReport.Totals) -> [String] {
         [
             date(t.startMs), t.currency, String(t.transactions), String(t.grossMilliunits), String(t.refunds), String(t.refundedMilliunits),
             String(t.netMilliunits), t.refundRateByCount.map { String($0) } ?? "", t.refundRateByMoney.map { String($0) } ?? "",
+            String(t.recoveries), String(t.recoveredMilliunits),
         ]
     }
 

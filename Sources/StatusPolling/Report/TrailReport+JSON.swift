@@ -85,6 +85,7 @@ extension TrailReport {
             [
                 key: Self.date(t.startMs), "currency": t.currency, "transactions": t.transactions, "gross_milliunits": t.grossMilliunits,
                 "refunds": t.refunds, "refunded_milliunits": t.refundedMilliunits, "net_milliunits": t.netMilliunits,
+                "recoveries": t.recoveries, "recovered_milliunits": t.recoveredMilliunits,
                 "refund_rate_by_count": t.refundRateByCount.map { $0 as Any } ?? NSNull(),
                 "refund_rate_by_money": t.refundRateByMoney.map { $0 as Any } ?? NSNull(),
             ]
@@ -92,7 +93,9 @@ extension TrailReport {
         return [
             "days": revenue.days.map { totals($0, "date") },
             "months": revenue.months.map { totals($0, "month") },
-            "price_unknown": revenue.priceUnknown.map { ["date": Self.date($0.dateMs), "sales": $0.sales, "refunds": $0.refunds] as [String: Any] },
+            "price_unknown": revenue.priceUnknown.map {
+                ["date": Self.date($0.dateMs), "sales": $0.sales, "refunds": $0.refunds, "recoveries": $0.recoveries] as [String: Any]
+            },
             "offers": revenue.offers.map { o -> [String: Any] in
                 [
                     "month": Self.date(o.monthMs), "offer_type": o.offerType, "discount_type": o.discountType, "starts": o.starts,

@@ -98,6 +98,55 @@ import Testing
         }
     }
 
+    /// Money recovered from billing retry: each `recovered` change by the price of the transaction
+    /// the row recovered with, on the day Apple bought it; a recovery whose transaction has no
+    /// known price (verifyReceipt's), or an audit row from before changes named their transaction,
+    /// counted as price unknown; Sandbox's and a Family Sharing member's left out.
+    @Test(arguments: StoreKind.available) func recoveriesFromBillingRetryArePricedByTheirTransaction(kind: StoreKind) async throws {
+        try await withStore(kind) { store in
+            func recover(_ user: String, _ id: String, environment: String = "Production", price: Int64?, family: Bool = false) async throws {
+                let retrying = SubscriptionState(
+                    originalTransactionID: "chain-\(id)", productID: "premium", environment: environment, expiresAt: Self.october + 2 * Self.day,
+                    isInBillingRetry: true, transactionID: "\(id)-1", purchasedAt: Self.september + 2 * Self.day)
+                let row = try await store.insert(userID: user, receipt: "R-\(id)", retrying)
+                var recovered = retrying
+                recovered.isInBillingRetry = false
+                recovered.transactionID = "\(id)-2"
+                recovered.purchasedAt = Self.october + 6 * Self.day
+                recovered.expiresAt = Self.october + 36 * Self.day
+                recovered.ownershipType = family ? "FAMILY_SHARED" : "PURCHASED"
+                var t = Self.transaction("\(id)-2", chain: "chain-\(id)", from: 36, days: 30, price: price, currency: price.map { _ in "EUR" }, family: family)
+                t.facts.environment = environment
+                _ = try await store.store.apply(ResultBatch([.verified(VerifiedUpdate(
+                    subscriptionID: row, provenance: .notification(notificationUUID: "n-\(id)", type: "DID_RENEW", signedAtMs: Self.october + 7 * Self.day),
+                    receiptSent: nil, state: recovered, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200),
+                    verifiedAtMs: Self.october + 7 * Self.day, appleStateAtMs: Self.october + 7 * Self.day, transactions: [t]))]))
+            }
+            try await recover("u1", "r1", price: 8_990)
+            try await recover("u2", "r2", price: 8_990)
+            try await recover("u3", "r3", price: nil)
+            try await recover("u4", "r4", environment: "Sandbox", price: 8_990)
+            try await recover("u5", "r5", price: 8_990, family: true)
+            #expect(try await store.rows("SELECT reason, transaction_id FROM subscription_events WHERE subscription_id = 1") == [["reason": "recovered", "transaction_id": "r1-2"]])
+            // A recovery written before changes named their transaction.
+            try await store.execute("""
+                INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values)
+                VALUES (1, 'u1', \(Self.october + 20 * Self.day), 'recovered', 'billing_retry', 'active', '{}', '{}')
+                """)
+            let revenue = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Production"), fromMs: Self.september, toMs: Self.november)
+            let october = try #require(revenue.months.first { $0.startMs == Self.october && $0.currency == "EUR" })
+            #expect(october.recoveries == 2 && october.recoveredMilliunits == 17_980)
+            #expect(october.transactions == 2 && october.grossMilliunits == 17_980)
+            #expect(revenue.days.filter { $0.recoveries > 0 }.map(\.startMs) == [Self.october + 6 * Self.day])
+            #expect(revenue.priceUnknown == [
+                RevenueReport.PriceUnknown(dateMs: Self.october + 6 * Self.day, sales: 1, refunds: 0, recoveries: 1),
+                RevenueReport.PriceUnknown(dateMs: Self.october + 20 * Self.day, sales: 0, refunds: 0, recoveries: 1),
+            ])
+            let sandbox = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Sandbox"), fromMs: Self.september, toMs: Self.november)
+            #expect(sandbox.months.map(\.recoveredMilliunits) == [8_990])
+        }
+    }
+
     @Test func monthEndsCutTheLastMonthAtTheReportsEnd() {
         #expect(RevenueReport.monthEnds(fromMs: Self.september + 5 * Self.day, toMs: Self.october + 10 * Self.day)
             == [Self.october - 1, Self.october + 10 * Self.day - 1])

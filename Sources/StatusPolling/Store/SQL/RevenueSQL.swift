@@ -54,6 +54,27 @@ enum RevenueSQL {
         """
     }
 
+    /// Recoveries from billing retry before `toMs`, by UTC day and currency: (day, currency or "",
+    /// recoveries, priced, recovered milliunits). A recovery is the trail's `recovered` change (the
+    /// row left billing retry or its grace period with a new expiry); its money is the price of
+    /// the transaction the row recovered with, its day that transaction's purchase (Apple's
+    /// recovery), else the change's. A change recorded before its transaction was named (before
+    /// issue 50) is a recovery of unknown price. The trail's partial index keeps this to the
+    /// recoveries.
+    static func recoveries(toMs: Int64, environment: String?) -> SQLStatement {
+        var place: SQLStatement = ""
+        if let environment { place = "AND s.environment = \(environment)" }
+        return """
+            SELECT coalesce(t.purchased_at, e.at) / \(unescaped: String(day)), coalesce(t.currency, ''), count(*), count(t.price),
+                CAST(coalesce(sum(t.price), 0) AS BIGINT)
+            FROM subscription_events e JOIN subscriptions s ON s.id = e.subscription_id
+                LEFT JOIN subscription_transactions t ON t.transaction_id = e.transaction_id
+            WHERE e.reason = 'recovered' AND e.at < \(toMs) \(place)
+                AND coalesce(t.in_app_ownership_type, '') <> 'FAMILY_SHARED'
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """
+    }
+
     /// Offer starts before `toMs` by UTC day, offer type and discount type, and how many of them a paid period
     /// followed: (day, offer type, discount or "", starts, converted). A start is a chain's first
     /// transaction of one offer (an introductory offer paid as you go spans several periods); it

@@ -26,6 +26,9 @@ extension SubscriptionTrail where Self: SQLStore {
         let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
         }
-        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers)
+        let recoveries = try await rows(RevenueSQL.recoveries(toMs: toMs, environment: environment)) { row in
+            RevenueReport.Sums.Recovery(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
+        }
+        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, recoveries: recoveries)
     }
 }
