@@ -10,7 +10,7 @@
 #   columns are the contract columns as the writers store them. The ledger holds one transaction per
 #   event (the first a free trial, then monthly periods, a year for an upgrade, refunds where the
 #   trail has them; USD, EUR or JPY by subscription), so the report's revenue sums read 10 rows a
-#   subscription too.
+#   subscription too; each audit row names its transaction, so a recovery's money is found by id.
 #   Then `status-poller report --format json` (release) over the whole span, timed by GNU time:
 #   wall seconds and peak RSS. Targets (issue 25): 1,000,000 subscriptions and 10,000,000 events
 #   in ≤ 60 s and ≤ 300 MB peak RSS, on SQLite and PostgreSQL. --quick: 100,000 subscriptions,
@@ -79,12 +79,14 @@ $series_s, $series_k
 SELECT 'n' || s || '-' || k, 2, 'DID_RENEW', $at - (s % 7) * 1000, $at - (s % 7) * 1000,
   CASE WHEN s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END, 'push', $at, 'applied', s
 FROM k, n WHERE (s + k) % 4 = 0;
-INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, source, notification_id)
+INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, source, notification_id,
+  transaction_id)
 $series_s, $series_k
 SELECT s, 'u' || s, $at, $reason, '-', '-',
   CASE WHEN k = 0 THEN '$unverified' ELSE ($(report_state_json "$dialect" "$prev_at" "$prev_r" s))$cast_text END,
   ($(report_state_json "$dialect" "$at" "$r" s))$cast_text,
-  CASE WHEN (s + k) % 4 = 0 THEN 'notification' ELSE 'poll' END, CASE WHEN (s + k) % 4 = 0 THEN 'n' || s || '-' || k END
+  CASE WHEN (s + k) % 4 = 0 THEN 'notification' ELSE 'poll' END, CASE WHEN (s + k) % 4 = 0 THEN 'n' || s || '-' || k END,
+  (s * 10 + k)$cast_text
 FROM k, n $order;
 INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, product_id, environment, purchased_at, expires_at,
   revoked_at, revocation_reason, revocation_type, is_upgraded, price, currency, offer_type, offer_discount_type, as_of, first_source, first_seen_at, updated_at)

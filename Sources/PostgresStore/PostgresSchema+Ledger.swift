@@ -39,9 +39,9 @@ extension PostgresSchema {
         "CREATE INDEX subscription_transactions_revoked ON subscription_transactions(revoked_at) WHERE revoked_at IS NOT NULL",
     ])
 
-    /// v18: the report's money recovered from billing retry reads the trail's recoveries and their
-    /// transactions; a partial index holds only those few rows, so the read skips the trail.
-    static let recoveries = Migration(identifier: "v18: recoveries by transaction", statements: [
-        "CREATE INDEX subscription_events_recovered ON subscription_events(at) WHERE reason = 'recovered'",
+    /// v18: which transaction a row recovered from billing retry with, so the report sums the money
+    /// recovered in its one pass over the ledger.
+    static let recoveries = Migration(identifier: "v18: recoveries in the ledger", statements: [
+        "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery BIGINT CHECK (billing_recovery = 1)",
     ])
 }

@@ -189,7 +189,7 @@ import Testing
 
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: path)
         defer { try? store.close() }
-        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v13: events outbox", "v14: renewal extensions", "v15: consumption requests", "v16: when an endpoint got each event", "v17: retention", "v18: the transaction ledger", "v19: recoveries by transaction"])
+        #expect(applied == ["v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v13: events outbox", "v14: renewal extensions", "v15: consumption requests", "v16: when an endpoint got each event", "v17: retention", "v18: the transaction ledger", "v19: recoveries in the ledger"])
         #expect(try await store.dueSubscriptionIDs(.nightly(SelectionWindows()), nowMs: t0, after: 0) == [1, 2])
         #expect(try await store.subscriptions(ids: [1, 2, 3]).map(\.userID) == ["new", "retry", "far"])
         let indexes = try await store.pool.read { d in

@@ -29,6 +29,9 @@ public struct LedgerEntry: Sendable, Equatable {
     /// When the answer was written (the run's clock), ms.
     public var atMs: Int64
     public var precedence: Precedence
+    /// The row recovered from billing retry (or its grace period) with this transaction: the
+    /// report's money recovered, read with the sales in one pass over the ledger.
+    public var endsBillingRetry = false
 
     public init(
         transaction: SubscriptionTransaction, subscriptionID: Int64?, environment: String?, asOfMs: Int64, source: LedgerSource, atMs: Int64,

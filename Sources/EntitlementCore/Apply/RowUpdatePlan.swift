@@ -194,8 +194,7 @@ public struct RowUpdatePlan: Sendable, Equatable {
             if current.state != state, !state.onlyGainsTransactionIdentity(from: current.state) {
                 let transition = SubscriptionTransition.between(current.state, state, at: atMs)
                 // A change names the transaction the row holds after it (a refund also its instant), as
-                // a change of another period names its own: a refund is counted once by id, a
-                // recovery's money is its transaction's price.
+                // a change of another period names its own: a refund is counted once by id.
                 events.append(Event(
                     reason: .transition(transition), old: current.state, new: state,
                     transactionID: state.transactionID, revokedAtMs: transition == .refunded ? state.cancelledAt : nil))
@@ -206,6 +205,12 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 ledger = Self.ledger(of: update, chain: chain, subscriptionID: id) { transaction in
                     guard transaction.transactionID == current else { return .newerWins }
                     return rowAsOf <= update.appleStateAtMs ? .heldByRow : .factsOnly
+                }
+                // The transaction the row recovered from billing retry with: the report's money recovered.
+                if events.contains(where: { $0.reason == .transition(.recovered) }),
+                    let index = ledger.firstIndex(where: { $0.transaction.transactionID == current })
+                {
+                    ledger[index].endsBillingRetry = true
                 }
             }
             for chain in discovered.compactMap(\.originalTransactionID) {

@@ -70,16 +70,14 @@ public struct RevenueReport: Sendable, Equatable {
     /// is read), folded by ``init(_:fromMs:toMs:)``.
     public struct Sums: Sendable, Equatable {
         /// By purchase day, expiry day and currency ("" unknown): transactions, priced, gross;
-        /// paying periods (not refunded or upgraded away) and their price over a month.
+        /// paying periods (not refunded or upgraded away) and their price over a month; recoveries
+        /// from billing retry, those priced, and what they brought.
         public struct Sale: Sendable, Equatable {
             public var day: Int64, expiresDay: Int64, currency: String, count: Int, priced: Int, milliunits: Int64, paying: Int, monthlyMilliunits: Int64
+            public var recoveries = 0, pricedRecoveries = 0, recoveredMilliunits: Int64 = 0
         }
         /// By refund day and currency: refunds, priced, refunded.
         public struct Refund: Sendable, Equatable {
-            public var day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64
-        }
-        /// By recovery day and currency: recoveries from billing retry, priced, recovered.
-        public struct Recovery: Sendable, Equatable {
             public var day: Int64, currency: String, count: Int, priced: Int, milliunits: Int64
         }
         /// By start day, offer type and discount: starts, converted.
@@ -89,13 +87,11 @@ public struct RevenueReport: Sendable, Equatable {
         public var sales: [Sale] = []
         public var refunds: [Refund] = []
         public var offers: [Offer] = []
-        public var recoveries: [Recovery] = []
 
-        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = [], recoveries: [Recovery] = []) {
+        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = []) {
             self.sales = sales
             self.refunds = refunds
             self.offers = offers
-            self.recoveries = recoveries
         }
     }
 
@@ -111,19 +107,22 @@ public struct RevenueReport: Sendable, Equatable {
             change(&months["\(monthStart) \(currency)", default: Totals(startMs: monthStart, currency: currency)])
         }
         for s in sums.sales where s.day >= firstDay && s.day < endDay {
-            if s.count > s.priced { unknown[s.day * dayMs, default: PriceUnknown(dateMs: s.day * dayMs)].sales += s.count - s.priced }
+            if s.count > s.priced || s.recoveries > s.pricedRecoveries {
+                unknown[s.day * dayMs, default: PriceUnknown(dateMs: s.day * dayMs)].sales += s.count - s.priced
+                unknown[s.day * dayMs]!.recoveries += s.recoveries - s.pricedRecoveries
+            }
             guard s.priced > 0, !s.currency.isEmpty else { continue }
-            add(s.day, s.currency) { $0.transactions += s.priced; $0.grossMilliunits += s.milliunits }
+            add(s.day, s.currency) {
+                $0.transactions += s.priced
+                $0.grossMilliunits += s.milliunits
+                $0.recoveries += s.pricedRecoveries
+                $0.recoveredMilliunits += s.recoveredMilliunits
+            }
         }
         for r in sums.refunds where r.day >= firstDay && r.day < endDay {
             if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].refunds += r.count - r.priced }
             guard r.priced > 0, !r.currency.isEmpty else { continue }
             add(r.day, r.currency) { $0.refunds += r.priced; $0.refundedMilliunits += r.milliunits }
-        }
-        for r in sums.recoveries where r.day >= firstDay && r.day < endDay {
-            if r.count > r.priced { unknown[r.day * dayMs, default: PriceUnknown(dateMs: r.day * dayMs)].recoveries += r.count - r.priced }
-            guard r.priced > 0, !r.currency.isEmpty else { continue }
-            add(r.day, r.currency) { $0.recoveries += r.priced; $0.recoveredMilliunits += r.milliunits }
         }
         func ordered(_ totals: [String: Totals]) -> [Totals] { totals.values.sorted { ($0.startMs, $0.currency) < ($1.startMs, $1.currency) } }
         self.days = ordered(days)

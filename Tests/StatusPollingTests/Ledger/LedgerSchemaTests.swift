@@ -35,7 +35,11 @@ import Testing
             atMs: 6, precedence: .heldByRow)
         let statement = LedgerSQL.upsert(entry)
         #expect(statement.values.count == LedgerColumn.allCases.count)
-        #expect(statement.values.first == .text("2000000102") && statement.values.last == .integer(6))
+        #expect(statement.values.first == .text("2000000102") && statement.values.last == .null)
+        var recovery = entry
+        recovery.endsBillingRetry = true
+        #expect(LedgerSQL.upsert(recovery).values.last == .integer(1))
+        #expect(statement.sql(.sqlite).contains("billing_recovery = coalesce(t.billing_recovery, excluded.billing_recovery)"))
         let sqlite = statement.sql(.sqlite), postgres = statement.sql(.postgres)
         #expect(sqlite.contains("VALUES (?, ?,") && postgres.contains("VALUES ($1, $2,") && postgres.contains("$\(LedgerColumn.allCases.count))"))
         #expect(sqlite.replacingOccurrences(of: "?", with: "") == postgres.replacingOccurrences(of: #"\$[0-9]+"#, with: "", options: .regularExpression))

@@ -33,6 +33,9 @@ public enum LedgerColumn: String, CaseIterable, Sendable {
     case firstSource = "first_source"
     case firstSeenAt = "first_seen_at"
     case updatedAt = "updated_at"
+    /// 1 when a row recovered from billing retry with this transaction, else NULL (added by the
+    /// next migration, so last).
+    case billingRecovery = "billing_recovery"
 
     /// What a column holds, and so its SQL type in each store.
     public enum Kind: Sendable {
@@ -79,7 +82,7 @@ public enum LedgerColumn: String, CaseIterable, Sendable {
     public var kind: Kind {
         switch self {
         case .subscriptionID, .purchasedAt, .expiresAt, .revokedAt, .revocationReason, .revocationPercentage, .price, .offerType, .signedAt, .asOf,
-            .firstSeenAt, .updatedAt:
+            .firstSeenAt, .updatedAt, .billingRecovery:
             .integer
         case .isUpgraded: .flag
         default: .text
@@ -142,6 +145,7 @@ public enum LedgerColumn: String, CaseIterable, Sendable {
         case .asOf: return SQLValue(entry.asOfMs)
         case .firstSource: return SQLValue(entry.source.rawValue)
         case .firstSeenAt, .updatedAt: return SQLValue(entry.atMs)
+        case .billingRecovery: return SQLValue(entry.endsBillingRetry ? 1 : nil)
         }
     }
 }

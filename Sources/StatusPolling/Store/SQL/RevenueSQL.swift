@@ -15,7 +15,10 @@ enum RevenueSQL {
 
     /// Sales by UTC day of purchase, day of expiry and currency, before `toMs`: (purchase day,
     /// expiry day, currency or "", transactions, priced, gross milliunits, paying, monthly
-    /// milliunits). A transaction without a price has no currency either: its day's "" line.
+    /// milliunits, recoveries, priced recoveries, recovered milliunits). A transaction without a
+    /// price has no currency either: its day's "" line. A recovery is a transaction a row
+    /// recovered from billing retry (or its grace period) with (`billing_recovery`), bought the
+    /// day Apple recovered it.
     /// "Paying" are the paid periods not refunded or upgraded away, each price spread over a month
     /// by its period, read from its own dates (a week, one, two, three or six months, a year;
     /// Sandbox's accelerated periods read wrong, one reason the report leaves Sandbox out by
@@ -32,7 +35,9 @@ enum RevenueSQL {
         return """
             SELECT t.purchased_at / \(unescaped: String(day)), t.expires_at / \(unescaped: String(day)), coalesce(t.currency, ''), count(*), count(t.price),
                 CAST(coalesce(sum(t.price), 0) AS BIGINT), count(CASE WHEN \(unescaped: paying) THEN 1 END),
-                CAST(coalesce(sum(CASE WHEN \(unescaped: paying) THEN \(unescaped: monthly) END), 0) AS BIGINT)
+                CAST(coalesce(sum(CASE WHEN \(unescaped: paying) THEN \(unescaped: monthly) END), 0) AS BIGINT),
+                count(t.billing_recovery), count(CASE WHEN t.billing_recovery = 1 THEN t.price END),
+                CAST(coalesce(sum(CASE WHEN t.billing_recovery = 1 THEN t.price END), 0) AS BIGINT)
             FROM subscription_transactions t
             WHERE t.purchased_at < \(toMs) AND \(counted("t", environment: environment))
             GROUP BY 1, 2, 3
@@ -52,27 +57,6 @@ enum RevenueSQL {
             AND coalesce(t.revocation_type, '') <> 'FAMILY_REVOKE' AND \(counted("t", environment: environment))
         GROUP BY 1, 2 ORDER BY 1, 2
         """
-    }
-
-    /// Recoveries from billing retry before `toMs`, by UTC day and currency: (day, currency or "",
-    /// recoveries, priced, recovered milliunits). A recovery is the trail's `recovered` change (the
-    /// row left billing retry or its grace period with a new expiry); its money is the price of
-    /// the transaction the row recovered with, its day that transaction's purchase (Apple's
-    /// recovery), else the change's. A change recorded before its transaction was named (before
-    /// issue 50) is a recovery of unknown price. The trail's partial index keeps this to the
-    /// recoveries.
-    static func recoveries(toMs: Int64, environment: String?) -> SQLStatement {
-        var place: SQLStatement = ""
-        if let environment { place = "AND s.environment = \(environment)" }
-        return """
-            SELECT coalesce(t.purchased_at, e.at) / \(unescaped: String(day)), coalesce(t.currency, ''), count(*), count(t.price),
-                CAST(coalesce(sum(t.price), 0) AS BIGINT)
-            FROM subscription_events e JOIN subscriptions s ON s.id = e.subscription_id
-                LEFT JOIN subscription_transactions t ON t.transaction_id = e.transaction_id
-            WHERE e.reason = 'recovered' AND e.at < \(toMs) \(place)
-                AND coalesce(t.in_app_ownership_type, '') <> 'FAMILY_SHARED'
-            GROUP BY 1, 2 ORDER BY 1, 2
-            """
     }
 
     /// Offer starts before `toMs` by UTC day, offer type and discount type, and how many of them a paid period

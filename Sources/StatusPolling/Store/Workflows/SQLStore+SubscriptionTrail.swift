@@ -18,7 +18,8 @@ extension SubscriptionTrail where Self: SQLStore {
         let sales = try await rows(RevenueSQL.sales(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Sale(
                 day: try row.column(), expiresDay: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(),
-                milliunits: try row.column(), paying: try row.column(), monthlyMilliunits: try row.column())
+                milliunits: try row.column(), paying: try row.column(), monthlyMilliunits: try row.column(), recoveries: try row.column(),
+                pricedRecoveries: try row.column(), recoveredMilliunits: try row.column())
         }
         let refunds = try await rows(RevenueSQL.refunds(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Refund(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
@@ -26,9 +27,6 @@ extension SubscriptionTrail where Self: SQLStore {
         let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
         }
-        let recoveries = try await rows(RevenueSQL.recoveries(toMs: toMs, environment: environment)) { row in
-            RevenueReport.Sums.Recovery(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
-        }
-        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, recoveries: recoveries)
+        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers)
     }
 }
