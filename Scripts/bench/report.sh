@@ -10,7 +10,7 @@
 #   columns are the contract columns as the writers store them. The ledger holds one transaction per
 #   event (the first a free trial, then monthly periods, a year for an upgrade, refunds where the
 #   trail has them; USD, EUR or JPY by subscription), so the report's revenue sums read 10 rows a
-#   subscription too; each audit row names its transaction, so a recovery's money is found by id.
+#   subscription too; each audit row names its transaction, and a recovery's is marked in the ledger.
 #   Then `status-poller report --format json` (release) over the whole span, timed by GNU time:
 #   wall seconds and peak RSS. Targets (issue 25): 1,000,000 subscriptions and 10,000,000 events
 #   in ≤ 60 s and ≤ 300 MB peak RSS, on SQLite and PostgreSQL. --quick: 100,000 subscriptions,
@@ -89,13 +89,14 @@ SELECT s, 'u' || s, $at, $reason, '-', '-',
   (s * 10 + k)$cast_text
 FROM k, n $order;
 INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, product_id, environment, purchased_at, expires_at,
-  revoked_at, revocation_reason, revocation_type, is_upgraded, price, currency, offer_type, offer_discount_type, as_of, first_source, first_seen_at, updated_at)
+  revoked_at, revocation_reason, revocation_type, is_upgraded, price, currency, offer_type, offer_discount_type, as_of, first_source, first_seen_at, updated_at,
+  billing_recovery)
 $series_s, $series_k
 SELECT (s * 10 + k)$cast_text, $otid, s, CASE WHEN $r = 19 THEN 'premium.yearly' ELSE 'premium.monthly' END,
   CASE WHEN s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END, $at, $at + CASE WHEN $r = 19 THEN 365 ELSE 30 END * CAST($d AS BIGINT),
   CASE WHEN $r = 18 THEN $at + 5 * $d END, CASE WHEN $r = 18 THEN 1 END, CASE WHEN $r = 18 THEN 'REFUND_FULL' END, 0,
   CASE WHEN k = 0 THEN 0 WHEN $r = 19 THEN 99990 ELSE 9990 END, CASE s % 3 WHEN 0 THEN 'USD' WHEN 1 THEN 'EUR' ELSE 'JPY' END,
-  CASE WHEN k = 0 THEN 1 END, CASE WHEN k = 0 THEN 'FREE_TRIAL' END, $at, 'poll', $at, $at
+  CASE WHEN k = 0 THEN 1 END, CASE WHEN k = 0 THEN 'FREE_TRIAL' END, $at, 'poll', $at, $at, CASE WHEN $r IN (14, 15) THEN 1 END
 FROM k, n $order;
 COMMIT;
 SQL

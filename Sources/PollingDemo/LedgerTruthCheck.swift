@@ -15,6 +15,10 @@ public struct LedgerTruthCheck: Sendable {
     /// Transactions bought with an offer, by `offerType`.
     public var offers: [Int: Int] = [:]
     public var revoked = 0
+    /// Transactions marked as recoveries from billing retry, and the App Store's recoveries the
+    /// ledger holds unmarked.
+    public var recoveries = 0
+    public var recoveriesSeenAsRenewals = 0
     public var disagreements: [String] = []
 
     /// Walks the ledger page by page.
@@ -44,8 +48,8 @@ public struct LedgerTruthCheck: Sendable {
             if price != Int64(truth) || r.currency != storefront.currency || r.storefront != storefront.code {
                 disagree("price \(price) \(r.currency ?? "NULL") in \(r.storefront ?? "NULL"), Apple's is \(truth) \(storefront.currency) in \(storefront.code)")
             }
-            // A signed transaction names its offer, or its lack of one.
-            if r.offerType != offer?.type { disagree("offer type \(r.offerType.map(String.init) ?? "NULL"), Apple's is \(offer.map { String($0.type) } ?? "NULL")") }
+            // A signed transaction names its offer, or its lack of one (a wrong one is told below).
+            if r.offerType == nil, let offer { disagree("no offer, Apple's is of type \(offer.type)") }
         } else if r.currency != nil || r.storefront != nil {
             disagree("a currency or storefront without a price")
         }
@@ -58,6 +62,16 @@ public struct LedgerTruthCheck: Sendable {
             disagree("offer discount \(discount), Apple's is \(offer?.discountType ?? "NULL")")
         }
         if r.revokedAtMs != nil { revoked += 1 }
+        // A recovery the ledger marks is one the App Store made with this transaction; one the
+        // poller did not see as such (it came before the row was watched, or nothing looked during
+        // the retry: a renewal, to the poller) is counted apart.
+        let recovered = chain.billingRetries.contains { $0.recovered && $0.endMs == t.purchaseMs }
+        if r.isBillingRecovery {
+            recoveries += 1
+            if !recovered { disagree("marked a recovery from billing retry, but the App Store renewed it on schedule") }
+        } else if recovered {
+            recoveriesSeenAsRenewals += 1
+        }
         if r.isUpgraded {
             if (t.upgradedAtMs ?? .max) > r.asOfMs { disagree("upgraded, but not by its as-of \(r.asOfMs)") }
         } else if r.revokedAtMs != t.refund(at: r.asOfMs) {
@@ -72,7 +86,8 @@ public struct LedgerTruthCheck: Sendable {
         var lines = [
             "Ledger: \((transactions - Set(disagreements.map { $0.prefix { $0 != ":" } }).count).formatted()) / \(transactions.formatted()) transactions agree with the App Store"
                 + " (\(priced.formatted()) priced\(currencies.isEmpty ? "" : " in " + currencies.sorted().joined(separator: ", ")), the rest price unknown: no signed answer carried one;"
-                + " offers: \(offered.isEmpty ? "none" : offered); \(revoked.formatted()) revoked).",
+                + " offers: \(offered.isEmpty ? "none" : offered); \(revoked.formatted()) revoked; \(recoveries.formatted()) recoveries from billing retry,"
+                + " \(recoveriesSeenAsRenewals.formatted()) more not seen as such: before the row was watched, or no look during the retry).",
         ]
         for disagreement in disagreements.prefix(20) { lines.append("  \(disagreement)") }
         if disagreements.count > 20 { lines.append("  … and \(disagreements.count - 20) more") }

@@ -1,7 +1,7 @@
 /// The report's money, read from the ledger (`subscription_transactions`) beside the trail: what
 /// was sold, refunded and kept by day and month, what recoveries from billing retry brought, the
-/// refund rate by count and by money, monthly
-/// recurring revenue at each month's end, and offer starts with their conversion to a paid period.
+/// refund rate by count and by money, monthly recurring revenue at each month's end, and offer
+/// starts with their conversion to a paid period.
 /// Every amount is in milliunits of one currency and never summed across currencies; a
 /// transaction whose price is unknown (verifyReceipt and V1 carry none) is counted as such,
 /// never guessed.

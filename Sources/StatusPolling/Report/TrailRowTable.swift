@@ -17,7 +17,6 @@ struct TrailRowTable {
         private var churnAtMs = Int64.min
         /// Its expiration intent: 1…, or ``refundedIntent``, or −1 unknown.
         private var churnIntent: Int8 = -1
-
         fileprivate var isPresent = false
 
         static let refundedIntent: Int8 = 100

@@ -24,6 +24,8 @@ public struct LedgerRecord: Sendable, Equatable, Encodable {
     public var offerIdentifier: String?
     public var offerDiscountType: String?
     public var isUpgraded: Bool
+    /// A row recovered from billing retry with this transaction (`billing_recovery`).
+    public var isBillingRecovery: Bool
     /// When the values held were Apple's (the answer's instant).
     public var asOfMs: Int64
     /// `poll`, `backfill`, `notification`, `history` (the catch-up) or `extended`, and when.
@@ -35,7 +37,7 @@ public struct LedgerRecord: Sendable, Equatable, Encodable {
         transactionID: String, originalTransactionID: String, subscriptionID: Int64?, productID: String?, purchasedAtMs: Int64?,
         expiresAtMs: Int64?, revokedAtMs: Int64?, revocationReason: Int?, revocationType: String?, price: Int64?, currency: String?,
         storefront: String? = nil, offerType: Int? = nil, offerIdentifier: String? = nil, offerDiscountType: String? = nil, isUpgraded: Bool = false,
-        asOfMs: Int64, firstSource: String, firstSeenAtMs: Int64, updatedAtMs: Int64
+        isBillingRecovery: Bool = false, asOfMs: Int64, firstSource: String, firstSeenAtMs: Int64, updatedAtMs: Int64
     ) {
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID
@@ -53,6 +55,7 @@ public struct LedgerRecord: Sendable, Equatable, Encodable {
         self.offerIdentifier = offerIdentifier
         self.offerDiscountType = offerDiscountType
         self.isUpgraded = isUpgraded
+        self.isBillingRecovery = isBillingRecovery
         self.asOfMs = asOfMs
         self.firstSource = firstSource
         self.firstSeenAtMs = firstSeenAtMs

@@ -50,8 +50,8 @@ enum LedgerSQL {
 
     private static let recordList = """
         transaction_id, original_transaction_id, subscription_id, product_id, purchased_at, expires_at, revoked_at, revocation_reason, \
-        revocation_type, price, currency, storefront, offer_type, offer_identifier, offer_discount_type, is_upgraded, as_of, first_source, \
-        first_seen_at, updated_at
+        revocation_type, price, currency, storefront, offer_type, offer_identifier, offer_discount_type, is_upgraded, \
+        coalesce(billing_recovery, 0), as_of, first_source, first_seen_at, updated_at
         """
 
     /// A row of ``records(of:)``.
@@ -61,7 +61,7 @@ enum LedgerSQL {
             purchasedAtMs: try row.column(), expiresAtMs: try row.column(), revokedAtMs: try row.column(), revocationReason: try row.column(),
             revocationType: try row.column(), price: try row.column(), currency: try row.column(), storefront: try row.column(),
             offerType: try row.column(), offerIdentifier: try row.column(), offerDiscountType: try row.column(), isUpgraded: try row.column(),
-            asOfMs: try row.column(), firstSource: try row.column(), firstSeenAtMs: try row.column(), updatedAtMs: try row.column())
+            isBillingRecovery: try row.column(), asOfMs: try row.column(), firstSource: try row.column(), firstSeenAtMs: try row.column(), updatedAtMs: try row.column())
     }
 
     /// Entries of one precedence (``json(_:)``, one per transaction id), for PostgreSQL.
