@@ -1,4 +1,7 @@
 extension PostgresSchema {
+    /// v17 and on, in order: apart from the earlier migrations, which are never edited.
+    static let ledgerMigrations = [ledger, recoveries]
+
     /// v17, the transaction ledger: one row per Apple transaction id (`LedgerColumn`), written with
     /// the row it belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
     static let ledger = Migration(identifier: "v17: the transaction ledger", statements: [
@@ -42,6 +45,6 @@ extension PostgresSchema {
     /// v18: which transaction a row recovered from billing retry with, so the report sums the money
     /// recovered in its one pass over the ledger.
     static let recoveries = Migration(identifier: "v18: recoveries in the ledger", statements: [
-        "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery BIGINT CHECK (billing_recovery = 1)",
+        "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery BIGINT",
     ])
 }

@@ -395,7 +395,5 @@ enum PostgresSchema {
         Migration(identifier: "v16: retention", statements: [
             "CREATE INDEX subscription_events_run ON subscription_events(run_id) WHERE run_id IS NOT NULL",
         ]),
-        ledger,
-        recoveries,
-    ]
+    ] + ledgerMigrations
 }

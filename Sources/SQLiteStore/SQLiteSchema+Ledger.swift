@@ -52,7 +52,7 @@ extension SQLiteSchema {
         // recovered in its one pass over the ledger (joining each recovery of the trail to its
         // transaction cost the report at 10 M events a third more).
         migrator.registerMigration(recoveriesMigration) { db in
-            try db.execute(sql: "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery INTEGER CHECK (billing_recovery = 1)")
+            try db.execute(sql: "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery INTEGER")
         }
     }
 

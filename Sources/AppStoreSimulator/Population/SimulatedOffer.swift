@@ -1,11 +1,12 @@
 /// The offer a transaction was bought with, in the words of Apple's signed transaction:
-/// `offerType` 1 an introductory offer (the chain's free trial, or its first periods at half price
+/// `offerType` 1 an introductory offer (the chain's free trial, or its first period at half price
 /// paid as you go), 2 a promotional offer (a retention discount on a renewal), 3 an offer code
 /// (redeemed for a first purchase), 4 a win-back offer (a resubscription after a lapse);
 /// `offerIdentifier` (none for an introductory offer), `offerDiscountType`, `offerPeriod`. Which
 /// transactions have one besides the trial and the introductory offer is a fixed function of the
 /// transaction's id, so no random draw of the population moves; every offer but the trial is half
-/// price for its period.
+/// price for its period. A Family Sharing member redeems none (the purchaser's transaction is the
+/// one bought), and a renewal Apple charged late to recover a billing retry carries none.
 public struct SimulatedOffer: Sendable, Equatable {
     public let type: Int
     public let identifier: String?
@@ -21,6 +22,7 @@ public struct SimulatedOffer: Sendable, Equatable {
         if t.isTrial { return SimulatedOffer(type: 1, identifier: nil, discountType: "FREE_TRIAL", period: "P1W") }
         let period = Catalog.product(t.productID).durationMs > 40 * Catalog.dayMs ? "P1Y" : "P1M"
         if t.isIntroOffer { return SimulatedOffer(type: 1, identifier: nil, discountType: "PAY_AS_YOU_GO", period: period) }
+        guard !chain.isFamilyShared else { return nil }
         let print = fingerprint(t.transactionID)
         if t.transactionID == chain.transactions.first?.transactionID {
             return print % 7 == 3 ? SimulatedOffer(type: 3, identifier: offerCodeName, discountType: "PAY_AS_YOU_GO", period: period) : nil
@@ -29,7 +31,8 @@ public struct SimulatedOffer: Sendable, Equatable {
             guard purchase.kind == .resubscription, print % 2 == 0 else { return nil }
             return SimulatedOffer(type: 4, identifier: winBackIdentifier, discountType: "PAY_AS_YOU_GO", period: period)
         }
-        return print % 13 == 5 ? SimulatedOffer(type: 2, identifier: promotionalIdentifier, discountType: "PAY_AS_YOU_GO", period: period) : nil
+        let recovery = chain.billingRetries.contains { $0.recovered && $0.endMs == t.purchaseMs }
+        return print % 13 == 5 && !recovery ? SimulatedOffer(type: 2, identifier: promotionalIdentifier, discountType: "PAY_AS_YOU_GO", period: period) : nil
     }
 
     /// What `t` cost the customer, milliunits of its chain's storefront's currency: nothing for a

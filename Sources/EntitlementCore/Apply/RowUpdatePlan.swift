@@ -201,15 +201,12 @@ public struct RowUpdatePlan: Sendable, Equatable {
             }
             self.result = .written(previous: current.state, adopted: adoptedInstead, discovered: discovered.count)
             if let chain = state.originalTransactionID {
-                let rowAsOf = transactionAsOfMs ?? update.appleStateAtMs, current = state.transactionID
+                let rowAsOf = transactionAsOfMs ?? update.appleStateAtMs, held = state.transactionID
                 ledger = Self.ledger(of: update, chain: chain, subscriptionID: id) { transaction in
-                    guard transaction.transactionID == current else { return .newerWins }
+                    guard transaction.transactionID == held else { return .newerWins }
                     return rowAsOf <= update.appleStateAtMs ? .heldByRow : .factsOnly
                 }
-                // The transaction the row recovered from billing retry with: the report's money recovered.
-                if events.contains(where: { $0.reason == .transition(.recovered) }),
-                    let index = ledger.firstIndex(where: { $0.transaction.transactionID == current })
-                {
+                if SubscriptionTransition.endsBillingRetry(current.state, state), let index = Self.recovery(in: ledger, after: current.state, current: held) {
                     ledger[index].endsBillingRetry = true
                 }
             }
@@ -231,6 +228,15 @@ public struct RowUpdatePlan: Sendable, Equatable {
                 asOfMs: update.appleStateAtMs, source: update.ledgerSource, atMs: update.verifiedAtMs, precedence: precedence(transaction))
             return entry.key == nil ? nil : entry
         }
+    }
+
+    /// The entry of the transaction a row recovered from billing retry with (the report's money
+    /// recovered): the first bought after the period whose renewal failed — an answer may also
+    /// carry a later renewal — else the row's new transaction.
+    private static func recovery(in ledger: [LedgerEntry], after failed: SubscriptionState, current: String?) -> Int? {
+        let bought = ledger.indices.filter { (ledger[$0].transaction.purchaseDateMs ?? .min) > (failed.expiresAt ?? .max) }
+        return bought.min { ledger[$0].transaction.purchaseDateMs! < ledger[$1].transaction.purchaseDateMs! }
+            ?? ledger.firstIndex { $0.transaction.transactionID == current }
     }
 
     /// The lifecycle change the plan writes (`unchanged` when the contract columns stay as they

@@ -30,6 +30,14 @@ public enum SubscriptionTransition: String, Sendable, CaseIterable, Codable, Cod
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Whether `new` ends the billing retry (or grace period) `old` was in with a paid period:
+    /// Apple recovered the charge. The change may be named `upgraded` when the recovery is on
+    /// another product; this says recovered either way.
+    public static func endsBillingRetry(_ old: SubscriptionState, _ new: SubscriptionState) -> Bool {
+        guard old.originalTransactionID != nil, old.isInBillingRetry || old.gracePeriodExpiresAt != nil, new.cancelledAt == nil else { return false }
+        return (new.expiresAt ?? .min) > (old.expiresAt ?? .min)
+    }
+
     /// Names the most telling change from `old` to `new`, evaluated at `nowMs`.
     public static func between(_ old: SubscriptionState, _ new: SubscriptionState, at nowMs: Int64) -> Self {
         if old == new { return .unchanged }

@@ -26,7 +26,7 @@ public enum ConsumptionQueue {
     /// Delivered when the row holds the chain and gave access through the asked-about period (its
     /// expiry reaches the period's end, not cut short by a refund of that period); otherwise
     /// `UNDELIVERED_OTHER` (we cannot say more). A failed verification standing on the row turns
-    /// it to `UNDELIVERED_OTHER` too, in the queueing statement (``ConsumptionSQL/enqueue(_:)``).
+    /// it to `UNDELIVERED_OTHER` too, in the queueing statement (``ConsumptionSQL/enqueue(_:_:)``).
     static func deliveryStatus(_ transaction: SubscriptionTransaction, row: SubscriptionRow) -> DeliveryStatus {
         let state = row.state
         guard state.originalTransactionID != nil, state.originalTransactionID == transaction.originalTransactionID || transaction.originalTransactionID == nil
@@ -52,9 +52,9 @@ public enum ConsumptionQueue {
 
     /// What recording `n` writes to `consumption_requests` in its transaction: the request it
     /// queues for `row`, and Apple's decision it brings.
-    public static func statements(for n: ReceivedNotification, row: SubscriptionRow?) -> [SQLStatement] {
+    public static func statements(for n: ReceivedNotification, row: SubscriptionRow?, _ dialect: SQLDialect) -> [SQLStatement] {
         var statements: [SQLStatement] = []
-        if let row, let request = request(n, row: row) { statements.append(ConsumptionSQL.enqueue(request)) }
+        if let row, let request = request(n, row: row) { statements.append(ConsumptionSQL.enqueue(request, dialect)) }
         if let (transactionID, decision) = decision(n) {
             statements.append(ConsumptionSQL.decide(transactionID: transactionID, decision: decision, atMs: n.signedAtMs ?? n.appleStateAtMs))
         }

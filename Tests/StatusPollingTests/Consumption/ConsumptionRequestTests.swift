@@ -272,16 +272,16 @@ import Testing
     /// Prior refunds are refunded transactions, each once by id: the ledger's, and the trail's
     /// refunds of transactions it does not hold. Two audit rows of one refund (a history poll and
     /// its delayed notification, before the ledger kept them apart) are one; a reversed refund, an
-    /// upgrade's end and a Family Sharing revocation are none; an old audit row naming no
-    /// transaction is its own.
+    /// upgrade's end and a Family Sharing revocation are none; an old audit row names its
+    /// transaction in its new values, and one naming none is its own.
     @Test(arguments: StoreKind.available) func priorRefundsCountEachRefundedTransactionOnce(kind: StoreKind) async throws {
         try await Fixture.with(kind) { f in
             let (userID, chain, transaction) = try await f.paidChain()
             let row = try await f.support.row(owning: chain)
-            func audit(_ reason: String, _ transactionID: String?) async throws {
+            func audit(_ reason: String, _ transactionID: String?, newValues: String = "{}") async throws {
                 try await f.db.execute("""
                     INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, transaction_id)
-                    VALUES (\(row.id), '\(userID)', 1, '\(reason)', 'active', 'active', '{}', '{}', \(transactionID.map { "'\($0)'" } ?? "NULL"))
+                    VALUES (\(row.id), '\(userID)', 1, '\(reason)', 'active', 'active', '{}', '\(newValues)', \(transactionID.map { "'\($0)'" } ?? "NULL"))
                     """)
             }
             func ledger(_ id: String, revokedAt: Int64?, type: String? = nil, upgraded: Int = 0) async throws {
@@ -299,6 +299,8 @@ import Testing
             try await ledger("9003", revokedAt: 6, type: "FAMILY_REVOKE")
             try await ledger("9004", revokedAt: 7, upgraded: 1)
             try await ledger("9005", revokedAt: 8, type: "REFUND_PRORATED")
+            // Written before rows named their transaction: its new values do.
+            try await audit("refunded", nil, newValues: #"{"cancelled_at":8,"transaction_id":"9005"}"#)
             try await audit("refunded", nil)
             try await audit("refunded_earlier_period", "9006")
             try await audit("refunded_earlier_period", "9006")

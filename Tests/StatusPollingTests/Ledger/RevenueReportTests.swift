@@ -98,48 +98,66 @@ import Testing
         }
     }
 
-    /// Money recovered from billing retry: each `recovered` change by the price of the transaction
-    /// the row recovered with (marked in the ledger), on the day Apple bought it; one whose
-    /// transaction has no known price (verifyReceipt's) counted as price unknown, an audit row from
-    /// before the ledger marked them not at all; Sandbox's and a Family Sharing member's left out.
+    /// Money recovered from billing retry: the transaction each row recovered with (marked in the
+    /// ledger) by its price, on the day Apple bought it — also when the ledger held it already
+    /// (the catch-up brought it first), when the recovery is on another product (the change is
+    /// named `upgraded`), and, when one answer carries the recovery and a later renewal, the
+    /// recovery only; one without a known price (verifyReceipt's) counted as price unknown;
+    /// Sandbox's and a Family Sharing member's left out.
     @Test(arguments: StoreKind.available) func recoveriesFromBillingRetryArePricedByTheirTransaction(kind: StoreKind) async throws {
         try await withStore(kind) { store in
-            func recover(_ user: String, _ id: String, environment: String = "Production", price: Int64?, family: Bool = false) async throws {
+            func recover(
+                _ user: String, _ id: String, environment: String = "Production", price: Int64?, family: Bool = false, product: String = "premium",
+                seenBefore: Bool = false, laterRenewal: Bool = false
+            ) async throws {
                 let retrying = SubscriptionState(
                     originalTransactionID: "chain-\(id)", productID: "premium", environment: environment, expiresAt: Self.october + 2 * Self.day,
                     isInBillingRetry: true, transactionID: "\(id)-1", purchasedAt: Self.september + 2 * Self.day)
                 let row = try await store.insert(userID: user, receipt: "R-\(id)", retrying)
+                if seenBefore {
+                    try await store.execute("""
+                        INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, purchased_at, expires_at, is_upgraded,
+                            as_of, first_source, first_seen_at, updated_at)
+                        VALUES ('\(id)-2', 'chain-\(id)', \(row), \(Self.october + 6 * Self.day), \(Self.october + 36 * Self.day), 0, 1, 'history', 1, 1)
+                        """)
+                }
+                var transactions = [Self.transaction("\(id)-2", chain: "chain-\(id)", from: 36, days: 30, price: price, currency: price.map { _ in "EUR" }, family: family)]
+                if laterRenewal {
+                    transactions.append(Self.transaction("\(id)-3", chain: "chain-\(id)", from: 66, days: 30, price: price, currency: price.map { _ in "EUR" }))
+                }
+                for index in transactions.indices {
+                    transactions[index].facts.environment = environment
+                    transactions[index].productID = product
+                }
+                let last = transactions.last!
                 var recovered = retrying
                 recovered.isInBillingRetry = false
-                recovered.transactionID = "\(id)-2"
-                recovered.purchasedAt = Self.october + 6 * Self.day
-                recovered.expiresAt = Self.october + 36 * Self.day
+                recovered.productID = product
+                recovered.transactionID = last.transactionID
+                recovered.purchasedAt = last.purchaseDateMs
+                recovered.expiresAt = last.expiresDateMs
                 recovered.ownershipType = family ? "FAMILY_SHARED" : "PURCHASED"
-                var t = Self.transaction("\(id)-2", chain: "chain-\(id)", from: 36, days: 30, price: price, currency: price.map { _ in "EUR" }, family: family)
-                t.facts.environment = environment
                 _ = try await store.store.apply(ResultBatch([.verified(VerifiedUpdate(
                     subscriptionID: row, provenance: .notification(notificationUUID: "n-\(id)", type: "DID_RENEW", signedAtMs: Self.october + 7 * Self.day),
                     receiptSent: nil, state: recovered, latestReceipt: nil, upstreamStatus: UpstreamStatus(backend: .serverAPI, code: 200),
-                    verifiedAtMs: Self.october + 7 * Self.day, appleStateAtMs: Self.october + 7 * Self.day, transactions: [t]))]))
+                    verifiedAtMs: Self.october + 7 * Self.day, appleStateAtMs: Self.october + 7 * Self.day, transactions: transactions))]))
             }
             try await recover("u1", "r1", price: 8_990)
-            try await recover("u2", "r2", price: 8_990)
+            try await recover("u2", "r2", price: 8_990, seenBefore: true)
             try await recover("u3", "r3", price: nil)
             try await recover("u4", "r4", environment: "Sandbox", price: 8_990)
             try await recover("u5", "r5", price: 8_990, family: true)
+            try await recover("u6", "r6", price: 8_990, product: "premium.lite")
+            try await recover("u7", "r7", price: 8_990, laterRenewal: true)
             #expect(try await store.rows("SELECT reason, transaction_id FROM subscription_events WHERE subscription_id = 1") == [["reason": "recovered", "transaction_id": "r1-2"]])
-            #expect(try await store.rows("SELECT transaction_id FROM subscription_transactions WHERE billing_recovery = 1 ORDER BY 1") == [
-                "r1-2", "r2-2", "r3-2", "r4-2", "r5-2",
-            ].map { ["transaction_id": $0] })
-            // A recovery written before the ledger marked them: in the episodes, not in the money.
-            try await store.execute("""
-                INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values)
-                VALUES (1, 'u1', \(Self.october + 20 * Self.day), 'recovered', 'billing_retry', 'active', '{}', '{}')
-                """)
+            #expect(try await store.rows("SELECT reason FROM subscription_events WHERE subscription_id = 6") == [["reason": "upgraded"]])
+            #expect(try await store.rows("SELECT transaction_id, price FROM subscription_transactions WHERE billing_recovery = 1 ORDER BY 1") == [
+                "r1-2", "r2-2", "r3-2", "r4-2", "r5-2", "r6-2", "r7-2",
+            ].map { $0 == "r3-2" ? ["transaction_id": $0] : ["transaction_id": $0, "price": "8990"] })
             let revenue = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Production"), fromMs: Self.september, toMs: Self.november)
             let october = try #require(revenue.months.first { $0.startMs == Self.october && $0.currency == "EUR" })
-            #expect(october.recoveries == 2 && october.recoveredMilliunits == 17_980)
-            #expect(october.transactions == 2 && october.grossMilliunits == 17_980)
+            #expect(october.recoveries == 4 && october.recoveredMilliunits == 35_960)
+            #expect(october.transactions == 4 && october.grossMilliunits == 35_960)
             #expect(revenue.days.filter { $0.recoveries > 0 }.map(\.startMs) == [Self.october + 6 * Self.day])
             #expect(revenue.priceUnknown == [RevenueReport.PriceUnknown(dateMs: Self.october + 6 * Self.day, sales: 1, refunds: 0, recoveries: 1)])
             let sandbox = RevenueReport(try await store.store.revenueSums(toMs: Self.november, environment: "Sandbox"), fromMs: Self.september, toMs: Self.november)

@@ -1,19 +1,20 @@
 import EntitlementCore
 
 /// The statements of ``ConsumptionLedger`` and of queueing inside a notification's transaction,
-/// the same on both stores, with the mapping of their rows beside them.
+/// the same on both stores (only how the prior refunds read an old audit row's JSON differs), with
+/// the mapping of their rows beside them.
 public enum ConsumptionSQL {
     /// Queues `r` (``ConsumptionQueue/request(_:row:)``) unless its notification queued one before:
     /// a failed verification standing on the row makes it undelivered, and the customer's earlier
     /// refunds are counted, as the transaction sees them (``priorRefunds``).
-    public static func enqueue(_ r: ConsumptionRequestRecord) -> SQLStatement {
+    public static func enqueue(_ r: ConsumptionRequestRecord, _ dialect: SQLDialect) -> SQLStatement {
         """
         INSERT INTO consumption_requests (notification_id, transaction_id, original_transaction_id, subscription_id, user_id, environment,
             requested_at, deadline_at, period_started_at, delivery_status, prior_refunds, state, attempts, next_attempt_at)
         SELECT \(r.notificationID), \(r.transactionID), \(r.originalTransactionID), s.id, s.user_id, \(r.environment?.rawValue),
             \(r.requestedAtMs), \(r.deadlineMs), CAST(\(r.periodStartedAtMs) AS BIGINT),
             CASE WHEN s.consecutive_failures > 0 THEN 'UNDELIVERED_OTHER' ELSE \(r.deliveryStatus.rawValue) END,
-            (\(unescaped: priorRefunds)),
+            (\(unescaped: priorRefunds[dialect]!)),
             'pending', 0, \(r.nextAttemptAtMs)
         FROM subscriptions s WHERE s.id = \(r.subscriptionID)
         ON CONFLICT (notification_id) DO NOTHING
@@ -22,19 +23,29 @@ public enum ConsumptionSQL {
 
     /// The refunded transactions of the user of row `s`, each once by id, whoever saw it first: the
     /// ledger's revocations (an upgrade's end and a Family Sharing revocation are no refund), and
-    /// the trail's refund rows of transactions the ledger does not hold — those written before it,
-    /// each row its own refund when it names no transaction.
-    static let priorRefunds = """
+    /// the trail's refund rows of transactions the ledger does not hold. An audit row written
+    /// before rows named their transaction names it in its new values (the row's own transaction,
+    /// which the refund set `cancelled_at` on); one without any is its own refund.
+    static let priorRefunds: [SQLDialect: String] = [
+        .sqlite: priorRefunds(named: "coalesce(e.transaction_id, json_extract(e.new_values, '$.transaction_id'))"),
+        .postgres: priorRefunds(named: "coalesce(e.transaction_id, e.new_values::json->>'transaction_id')"),
+    ]
+
+    private static func priorRefunds(named: String) -> String {
+        """
         SELECT count(*) FROM (
             SELECT t.transaction_id FROM subscriptions s2 JOIN subscription_transactions t ON t.subscription_id = s2.id
             WHERE s2.user_id = s.user_id AND t.revoked_at IS NOT NULL AND t.is_upgraded = 0
                 AND coalesce(t.revocation_type, '') <> 'FAMILY_REVOKE'
             UNION
-            SELECT coalesce(e.transaction_id, 'audit ' || CAST(e.id AS TEXT)) FROM subscription_events e
-            WHERE e.user_id = s.user_id AND e.reason IN ('refunded', 'refunded_earlier_period')
-                AND NOT EXISTS (SELECT 1 FROM subscription_transactions h WHERE h.transaction_id = e.transaction_id)
+            SELECT coalesce(n.named, 'audit ' || CAST(n.id AS TEXT)) FROM (
+                SELECT e.id, \(named) AS named FROM subscription_events e
+                WHERE e.user_id = s.user_id AND e.reason IN ('refunded', 'refunded_earlier_period')
+            ) AS n
+            WHERE NOT EXISTS (SELECT 1 FROM subscription_transactions h WHERE h.transaction_id = n.named)
         ) AS refunded
         """
+    }
 
     /// Apple's decision on a transaction asked about: a `REFUND` (refunded) or `REFUND_DECLINED`
     /// (declined), recorded on every request of that transaction not yet decided.

@@ -57,7 +57,7 @@ package struct NotificationWriter<Session: SQLSession> {
                     case .token(let token): return try await session.rows(NotificationsSQL.adoptable(token: token, dialect)) { try SubscriptionRowSQL.row(&$0) }.first
                     }
                 }
-                consumption += ConsumptionQueue.statements(for: n, row: row)
+                consumption += ConsumptionQueue.statements(for: n, row: row, dialect)
                 guard let row else {
                     outcomes[index] = NotificationMatch.outcomeWithoutRow(n)
                     continue
