@@ -50,6 +50,13 @@ import Testing
             // the down days reach their rows at once.
             #expect(demo.lag.all.count > 100)
             #expect(demo.lag.unreflected == 0)
+            // The ledger against the App Store: every transaction priced (Apple's signed data
+            // carries the price), in several currencies, with offers, and recoveries marked.
+            #expect(demo.ledger.disagreements.isEmpty, "\(demo.ledger.disagreements.prefix(5))")
+            #expect(demo.ledger.transactions > 400 && demo.ledger.priced == demo.ledger.transactions)
+            #expect(demo.ledger.currencies == ["CAD", "EUR", "GBP", "JPY", "USD"])
+            #expect(demo.ledger.offers[1, default: 0] > 0 && demo.ledger.offers[2, default: 0] > 0 && demo.ledger.offers[3, default: 0] > 0)
+            #expect(demo.ledger.recoveries > 0)
         }
     }
 
@@ -62,6 +69,9 @@ import Testing
             }
             #expect(demo.passed)
             #expect(demo.nights.map(\.notifications.delivered).reduce(0, +) > 50)
+            // verifyReceipt and V1 carry no price: the ledger agrees with the App Store and guesses none.
+            #expect(demo.ledger.disagreements.isEmpty, "\(demo.ledger.disagreements.prefix(5))")
+            #expect(demo.ledger.transactions > 400 && demo.ledger.priced == 0 && demo.ledger.currencies.isEmpty)
         }
     }
 }
