@@ -60,10 +60,11 @@ PY
 grep -q '<script' "$work/report.html" && { echo "error: the page carries a script" >&2; exit 1; }
 revenue=$(grep -o '<section id="revenue-[a-z]*"' "$work/report.html" | wc -l || true)
 if [ ${#notifications[@]} -gt 0 ]; then
-  # Apple's signed transactions carry prices and offers: a revenue chart per currency the
-  # simulator sells in (five storefronts), and the offers' conversion.
-  [ "$revenue" -ge 2 ] && grep -q '<section id="offers"' "$work/report.html" \
-    || { echo "error: $revenue revenue charts and no offers chart, though Apple's answers carried prices" >&2; exit 1; }
+  # Apple's signed transactions carry prices and offers: a revenue chart and an MRR movement
+  # chart per currency the simulator sells in (five storefronts), and the offers' conversion.
+  movement=$(grep -o '<section id="mrr-movement-[a-z]*"' "$work/report.html" | wc -l || true)
+  [ "$revenue" -ge 2 ] && [ "$movement" -ge 2 ] && grep -q '<section id="offers"' "$work/report.html" \
+    || { echo "error: $revenue revenue charts, $movement MRR movement charts, or no offers chart, though Apple's answers carried prices" >&2; exit 1; }
 fi
 
 shot=${screenshot:-$work/report.png}
@@ -75,4 +76,4 @@ if grep -E 'CONSOLE|Uncaught|Refused to' "$work/browser.log" | grep -v 'dbus' > 
   echo "error: the page logged to the browser's console" >&2
   exit 1
 fi
-echo "report check: $charts charts ($revenue of revenue), each drawn; no console message; screenshot $shot" >&2
+echo "report check: $charts charts ($revenue of revenue, ${movement:-0} of MRR movement), each drawn; no console message; screenshot $shot" >&2

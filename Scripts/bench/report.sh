@@ -16,7 +16,8 @@
 #   in ≤ 60 s and ≤ 300 MB peak RSS, on SQLite and PostgreSQL. --quick: 100,000 subscriptions,
 #   1,000,000 events, SQLite only.
 #   Checked: the report's JSON counts every synthetic episode the SQL predicts (each retry event
-#   opens one), and the two stores' reports agree number for number (full run).
+#   opens one), each month's MRR movement is the MRR at its end minus the month before's, and the
+#   two stores' reports agree number for number (full run).
 
 report_t0_ms=1767225600000   # 2026-01-01T00:00:00Z
 report_day_ms=86400000
@@ -129,6 +130,17 @@ for s in range(1, n + 1):
 report = json.load(open(path)) if rc == "0" else {"episodes": {"total": -1}}
 episodes = report["episodes"]["total"]
 checked = episodes == expected
+if rc == "0":
+    # MRR's movement in a month is its MRR at the month's end minus the month before's, exactly.
+    revenue = report["revenue"]
+    mrr = {(m["at"][:7], m["currency"]): m["milliunits"] for m in revenue["monthly_recurring_revenue"]}
+    months = sorted({month for month, _ in mrr})
+    for line in revenue["mrr_movement"]:
+        month = line["month"][:7]
+        if month in months[1:]:
+            before = months[months.index(month) - 1]
+            checked = checked and line["net_milliunits"] == mrr.get((month, line["currency"]), 0) - mrr.get((before, line["currency"]), 0)
+    checked = checked and len(revenue["mrr_movement"]) > 0
 if store != "sqlite" and rc == "0":
     # The same trail on both stores: the same report, number for number.
     sqlite = json.load(open(sqlite_path))

@@ -9,7 +9,41 @@ extension ReportPage {
         let months = report.revenue.months
         let gross = Dictionary(grouping: months, by: \.currency).mapValues { $0.map { $0.grossMilliunits + $0.refundedMilliunits }.reduce(0, +) }
         let currencies = gross.keys.filter { gross[$0]! > 0 }.sorted { (gross[$0]!, $1) > (gross[$1]!, $0) }
-        return currencies.map { revenue(report, currency: $0) } + (report.revenue.offers.isEmpty ? [] : [offers(report)])
+        return currencies.flatMap { [revenue(report, currency: $0)] + movement(report, currency: $0) }
+            + (report.revenue.offers.isEmpty ? [] : [offers(report)])
+    }
+
+    /// MRR's movement in one currency per month: gains above the zero line, losses below; none
+    /// when no paid period ran at a month's end in that currency.
+    static func movement(_ report: TrailReport, currency: String) -> [Section] {
+        let months = report.revenue.mrrMovement.filter { $0.currency == currency }
+        guard !months.isEmpty else { return [] }
+        func series(_ name: String, _ color: String, _ sign: Double, _ change: (RevenueReport.MRRMovement) -> RevenueReport.MRRMovement.Change) -> ChartSeries {
+            ChartSeries(name: name, color: color, values: months.map { sign * Double(change($0).milliunits) / 1000 })
+        }
+        return [
+            Section(
+                id: "mrr-movement-\(currency.lowercased())", title: "MRR movement in \(currency) per month",
+                chart: StackedChart(
+                    style: .bars,
+                    series: [
+                        series("new", ChartPalette.green, 1, \.new), series("reactivation", ChartPalette.blue, 1, \.reactivation),
+                        series("expansion", ChartPalette.sky, 1, \.expansion), series("contraction", ChartPalette.orange, -1, \.contraction),
+                        series("churn", ChartPalette.vermillion, -1, \.churn),
+                    ],
+                    xLabels: months.map { TrailReport.date($0.monthMs) }, xTitle: "month (UTC)", yTitle: "\(currency) a month"),
+                definition: """
+                    How MRR changed from the previous month's end to this month's, subscription by subscription (a row of the database \
+                    with its paid periods in the ledger): new, paying at a month's end for the first time; reactivation, paying again \
+                    after a month's end without; expansion and contraction, paying more or less than a month before (another plan or \
+                    price); churn, paying a month before and not now (expired, refunded or in billing retry at the month's end). Net is \
+                    this month's MRR minus the previous month's, exactly.
+                    """,
+                columns: ["month", "new", "reactivation", "expansion", "contraction", "churn", "net"],
+                rows: months.map { m in
+                    [TrailReport.date(m.monthMs)] + m.changes.map { "\(amount($0.1.milliunits)) (\($0.1.subscriptions))" } + [amount(m.netMilliunits)]
+                })
+        ]
     }
 
     static func revenue(_ report: TrailReport, currency: String) -> Section {

@@ -65,46 +65,52 @@ public struct StackedChart: Sendable {
     private let left = 64.0, right = 16.0, top = 12.0, bottom = 44.0
 
     /// Whether some series has a value above zero (a chart with nothing drawn says so instead).
-    public var hasData: Bool { series.contains { $0.values.contains { $0 > 0 } } }
+    public var hasData: Bool { series.contains { $0.values.contains { $0 != 0 } } }
 
     /// The `<svg>` element; `title` labels it for screen readers.
     public func svg(title: String) -> String {
         let count = xLabels.count
-        let stacks = (0..<count).map { index in series.map { index < $0.values.count ? max(0, $0.values[index]) : 0 } }
-        let totals = stacks.map { $0.reduce(0, +) }
+        // Bars of negative values (losses) hang below a zero line in the middle, when a series has any.
+        let diverging = style == .bars && !normalized && !shares && series.contains { $0.values.contains { $0 < 0 } }
+        let stacks = (0..<count).map { index in series.map { index < $0.values.count ? (diverging ? $0.values[index] : max(0, $0.values[index])) : 0 } }
+        let totals = stacks.map { $0.filter { $0 > 0 }.reduce(0, +) }
+        let losses = stacks.map { -$0.filter { $0 < 0 }.reduce(0, +) }
         let scaled = scalesPastFirstPoint && count > 1 ? Array(totals.dropFirst()) : totals
-        let top = normalized || shares ? 1.0 : Self.niceCeiling(scaled.max() ?? 0)
+        let top = normalized || shares ? 1.0 : Self.niceCeiling(max(scaled.max() ?? 0, diverging ? losses.max() ?? 0 : 0))
+        let lowest = diverging ? -top : 0
         let plotWidth = width - left - right, plotHeight = height - self.top - bottom
         let slot = plotWidth / Double(max(count, 1))
         func x(_ index: Double) -> Double { style == .bars ? left + slot * (index + 0.5) : left + (count > 1 ? plotWidth * index / Double(count - 1) : plotWidth / 2) }
-        func y(_ value: Double) -> Double { self.top + plotHeight * (1 - min(max(value / max(top, 1e-12), 0), 1)) }
+        func y(_ value: Double) -> Double { self.top + plotHeight * (1 - min(max((value - lowest) / max(top - lowest, 1e-12), 0), 1)) }
         var out = #"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 \#(Self.n(width)) \#(Self.n(height))" role="img" aria-label="\#(Self.escape(title))" class="chart">"#
         // Horizontal grid and y labels.
         for step in 0...4 {
-            let value = top * Double(step) / 4
+            let value = lowest + (top - lowest) * Double(step) / 4
             let label = shares || normalized ? "\(Int((value * 100).rounded())) %" : Self.count(value)
             out += #"<line x1="\#(Self.n(left))" x2="\#(Self.n(width - right))" y1="\#(Self.n(y(value)))" y2="\#(Self.n(y(value)))" class="grid"/>"#
             out += #"<text x="\#(Self.n(left - 6))" y="\#(Self.n(y(value) + 4))" text-anchor="end">\#(label)</text>"#
         }
         // The series, bottom of the stack first.
-        var below = Array(repeating: 0.0, count: count)
+        var below = Array(repeating: 0.0, count: count), belowZero = below
         for (index, serie) in series.enumerated() {
             let values = (0..<count).map { point -> Double in
                 let value = stacks[point][index]
                 return normalized ? (totals[point] > 0 ? value / totals[point] : 0) : value
             }
-            let above = zip(below, values).map(+)
+            let above = zip(below, values).map { $0 + max($1, 0) }
             switch style {
             case .area:
                 let upper = (0..<count).map { "\(Self.n(x(Double($0)))),\(Self.n(y(above[$0])))" }
                 let lower = (0..<count).reversed().map { "\(Self.n(x(Double($0)))),\(Self.n(y(below[$0])))" }
                 out += #"<polygon points="\#((upper + lower).joined(separator: " "))" fill="\#(serie.color)" class="series"><title>\#(Self.escape(serie.name))</title></polygon>"#
             case .bars:
-                for point in 0..<count where values[point] > 0 {
-                    out += #"<rect x="\#(Self.n(x(Double(point)) - slot * 0.4))" y="\#(Self.n(y(above[point])))" width="\#(Self.n(slot * 0.8))" height="\#(Self.n(y(below[point]) - y(above[point])))" fill="\#(serie.color)" class="series"><title>\#(Self.escape("\(serie.name): \(xLabels[point]) \(Self.value(values[point], shares: shares || normalized))"))</title></rect>"#
+                for point in 0..<count where values[point] != 0 {
+                    let (high, low) = values[point] > 0 ? (above[point], below[point]) : (belowZero[point], belowZero[point] + values[point])
+                    out += #"<rect x="\#(Self.n(x(Double(point)) - slot * 0.4))" y="\#(Self.n(y(high)))" width="\#(Self.n(slot * 0.8))" height="\#(Self.n(y(low) - y(high)))" fill="\#(serie.color)" class="series"><title>\#(Self.escape("\(serie.name): \(xLabels[point]) \(Self.value(values[point], shares: shares || normalized))"))</title></rect>"#
                 }
             }
-            below = above
+            below = zip(below, values).map { $0 + max($1, 0) }
+            belowZero = zip(belowZero, values).map { $0 + min($1, 0) }
         }
         // Bars taller than the axis: cut at the top, their figure written on them.
         if style == .bars, !normalized, !shares {
@@ -144,7 +150,7 @@ public struct StackedChart: Sendable {
 
     static func n(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    static func count(_ value: Double) -> String { value >= 10_000 ? "\(Int((value / 1000).rounded())) k" : String(Int(value.rounded())) }
+    static func count(_ value: Double) -> String { abs(value) >= 10_000 ? "\(Int((value / 1000).rounded())) k" : String(Int(value.rounded())) }
 
     static func value(_ value: Double, shares: Bool) -> String { shares ? String(format: "%.1f %%", value * 100) : String(Int(value.rounded())) }
 

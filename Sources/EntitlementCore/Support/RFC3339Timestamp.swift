@@ -87,7 +87,7 @@ public enum RFC3339Timestamp {
     }
 
     /// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -57,11 +57,61 @@ public struct RevenueReport: Sendable, Equatable {
         public var milliunits: Int64
     }
 
+    /// Monthly recurring revenue's movement in one currency over a month (UTC): from the previous
+    /// month's end to this one's (``MRRMovementFold``). Amounts are MRR, milliunits a month.
+    public struct MRRMovement: Sendable, Equatable {
+        /// Subscriptions and the MRR they moved, a positive amount either way.
+        public struct Change: Sendable, Equatable {
+            public var subscriptions = 0
+            public var milliunits: Int64 = 0
+
+            public init(subscriptions: Int = 0, milliunits: Int64 = 0) {
+                self.subscriptions = subscriptions
+                self.milliunits = milliunits
+            }
+
+            mutating func add(_ amount: Int64) {
+                subscriptions += 1
+                milliunits += amount
+            }
+        }
+
+        /// The month's first instant.
+        public var monthMs: Int64
+        public var currency: String
+        /// Paying at this month's end and at no month's end before.
+        public var new = Change()
+        /// Paying again at this month's end after a month's end without.
+        public var reactivation = Change()
+        /// Paying more (or less) than at the previous month's end: another plan or price.
+        public var expansion = Change()
+        public var contraction = Change()
+        /// Paying at the previous month's end, not at this one's (expired, refunded, upgraded away to nothing).
+        public var churn = Change()
+
+        public init(monthMs: Int64, currency: String) {
+            self.monthMs = monthMs
+            self.currency = currency
+        }
+
+        /// The changes' names in the JSON and CSV, in the page's order.
+        public static let changeNames = ["new", "reactivation", "expansion", "contraction", "churn"]
+
+        /// The changes by name, in ``changeNames``' order.
+        public var changes: [(String, Change)] { Array(zip(Self.changeNames, [new, reactivation, expansion, contraction, churn])) }
+
+        /// This month's MRR minus the previous month's.
+        public var netMilliunits: Int64 {
+            new.milliunits + reactivation.milliunits + expansion.milliunits - contraction.milliunits - churn.milliunits
+        }
+    }
+
     public var days: [Totals] = []
     public var months: [Totals] = []
     public var priceUnknown: [PriceUnknown] = []
     public var offers: [OfferCohort] = []
     public var monthlyRecurringRevenue: [MonthlyRecurringRevenue] = []
+    public var mrrMovement: [MRRMovement] = []
 
     public init() {}
 
@@ -87,11 +137,14 @@ public struct RevenueReport: Sendable, Equatable {
         public var sales: [Sale] = []
         public var refunds: [Refund] = []
         public var offers: [Offer] = []
+        /// Every month's MRR movement up to the report's end, from the ledger's first period on.
+        public var movements: [MRRMovement] = []
 
-        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = []) {
+        public init(sales: [Sale] = [], refunds: [Refund] = [], offers: [Offer] = [], movements: [MRRMovement] = []) {
             self.sales = sales
             self.refunds = refunds
             self.offers = offers
+            self.movements = movements
         }
     }
 
@@ -147,6 +200,8 @@ public struct RevenueReport: Sendable, Equatable {
             mrr += byCurrency.sorted { $0.key < $1.key }.map { MonthlyRecurringRevenue(atMs: end, currency: $0.key, subscriptions: $0.value.subscriptions, milliunits: $0.value.milliunits) }
         }
         monthlyRecurringRevenue = mrr
+        let firstMonth = ReportCalendar.startOfMonth(fromMs)
+        mrrMovement = sums.movements.filter { $0.monthMs >= firstMonth && $0.monthMs < toMs }
     }
 
     /// The instants monthly recurring revenue is read at: each month's last millisecond from

@@ -27,6 +27,11 @@ extension TrailReport {
             "mrr.csv": file(
                 ["at", "currency", "subscriptions", "mrr_milliunits"],
                 revenue.monthlyRecurringRevenue.map { [Self.instant($0.atMs), $0.currency, String($0.subscriptions), String($0.milliunits)] }),
+            "mrr_movement.csv": file(
+                ["month", "currency"] + RevenueReport.MRRMovement.changeNames.flatMap { ["\($0)_subscriptions", "\($0)_milliunits"] } + ["net_milliunits"],
+                revenue.mrrMovement.map { m in
+                    [Self.date(m.monthMs), m.currency] + m.changes.flatMap { [String($0.1.subscriptions), String($0.1.milliunits)] } + [String(m.netMilliunits)]
+                }),
             "churn.csv": file(
                 ["period", "start", "active_at_start", "churned", "rate"] + intents.map { "intent_\($0)" },
                 churn.map { p in [p.kind, Self.date(p.startMs), String(p.activeAtStart), String(p.churned), number(p.rate)] + intents.map { String(p.byIntent[$0] ?? 0) } }),

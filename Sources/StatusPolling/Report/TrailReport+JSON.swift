@@ -105,6 +105,11 @@ extension TrailReport {
             "monthly_recurring_revenue": revenue.monthlyRecurringRevenue.map { m -> [String: Any] in
                 ["at": Self.instant(m.atMs), "currency": m.currency, "subscriptions": m.subscriptions, "milliunits": m.milliunits]
             },
+            "mrr_movement": revenue.mrrMovement.map { m -> [String: Any] in
+                var line: [String: Any] = ["month": Self.date(m.monthMs), "currency": m.currency, "net_milliunits": m.netMilliunits]
+                for (name, change) in m.changes { line[name] = ["subscriptions": change.subscriptions, "milliunits": change.milliunits] }
+                return line
+            },
         ]
     }
 

@@ -88,6 +88,17 @@ import Testing
                 .init(atMs: Self.november - 1, currency: "CAD", subscriptions: 1, milliunits: 4_990),
                 .init(atMs: Self.november - 1, currency: "USD", subscriptions: 1, milliunits: 8_332),
             ])
+            // MRR's movement: a2 and e1 new in September, b1 too (in CAD); a2 ends in October with no
+            // period after it (a3 refunded): churn. b2 continues b1 at the same price: no movement.
+            typealias Change = RevenueReport.MRRMovement.Change
+            var september = (cad: RevenueReport.MRRMovement(monthMs: Self.september, currency: "CAD"), usd: RevenueReport.MRRMovement(monthMs: Self.september, currency: "USD"))
+            september.cad.new = Change(subscriptions: 1, milliunits: 4_990)
+            september.usd.new = Change(subscriptions: 2, milliunits: 9_990 + 8_332)
+            var octoberChurn = RevenueReport.MRRMovement(monthMs: Self.october, currency: "USD")
+            octoberChurn.churn = Change(subscriptions: 1, milliunits: 9_990)
+            #expect(revenue.mrrMovement == [september.cad, september.usd, octoberChurn])
+            // A month's net movement is its MRR minus the month before's.
+            #expect(octoberChurn.netMilliunits == revenue.monthlyRecurringRevenue[3].milliunits - revenue.monthlyRecurringRevenue[1].milliunits)
             // Sandbox's figures are apart: none here.
             #expect(try await store.store.revenueSums(toMs: Self.november, environment: "Sandbox") == RevenueReport.Sums())
             // A report of October alone: September's sales and refunds are outside it, its running periods are not.
@@ -95,6 +106,10 @@ import Testing
             #expect(october.months == Array(revenue.months.suffix(2)))
             #expect(october.monthlyRecurringRevenue == Array(revenue.monthlyRecurringRevenue.suffix(2)))
             #expect(october.offers.isEmpty && october.priceUnknown.isEmpty)
+            #expect(october.mrrMovement == [octoberChurn])
+            // Pages of subscriptions split anywhere give the same movement.
+            let sql = try #require(store.store as? any SQLStore)
+            #expect(try await sql.mrrMovement(toMs: Self.november, environment: "Production", pageSize: 2) == revenue.mrrMovement)
         }
     }
 

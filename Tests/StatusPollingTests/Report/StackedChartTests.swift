@@ -33,4 +33,20 @@ import Testing
         #expect(Self.yLabels(svg) == ["0", "1250", "2500", "3750", "5000"])
         #expect(!svg.contains("clipped-label"))
     }
+
+    /// Losses (MRR's churn) hang below a zero line in the middle of an axis as deep as it is high.
+    @Test func negativeValuesAreDrawnBelowZero() {
+        let svg = StackedChart(
+            style: .bars,
+            series: [
+                ChartSeries(name: "new", color: ChartPalette.green, values: [30, 10]),
+                ChartSeries(name: "churn", color: ChartPalette.vermillion, values: [-20, 0]),
+            ],
+            xLabels: ["m1", "m2"], xTitle: "month", yTitle: "USD"
+        ).svg(title: "t")
+        #expect(Self.yLabels(svg) == ["-50", "-25", "0", "25", "50"])
+        #expect(svg.contains(#"<rect x="98.0" y="60.8" width="272.0" height="73.2" fill="\#(ChartPalette.green)""#))
+        #expect(svg.contains(#"<rect x="98.0" y="134.0" width="272.0" height="48.8" fill="\#(ChartPalette.vermillion)""#))
+        #expect(svg.components(separatedBy: "<rect").count - 1 == 3)
+    }
 }

@@ -147,7 +147,7 @@ extension TrailReportDemoTests {
             let csv = try await StatusPollerProcess.launch(["report", "--database", db.path, "--format", "csv", "--output", directory + "/csv", "--from", "2026-11-01", "--to", "2026-11-07"]).outcome()
             #expect(csv.status == 0, "\(csv.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/csv").sorted() == [
-                "churn.csv", "episodes.csv", "movement.csv", "mrr.csv", "offers.csv", "price_unknown.csv", "recovery_curve.csv", "refund_rate.csv", "refund_requests.csv",
+                "churn.csv", "episodes.csv", "movement.csv", "mrr.csv", "mrr_movement.csv", "offers.csv", "price_unknown.csv", "recovery_curve.csv", "refund_rate.csv", "refund_requests.csv",
                 "refunds.csv", "revenue_daily.csv", "revenue_monthly.csv", "runs.csv", "sources.csv", "state_mix.csv",
             ])
             #expect(try String(contentsOfFile: directory + "/csv/state_mix.csv", encoding: .utf8).split(separator: "\n").count == 8)  // a header, 7 days

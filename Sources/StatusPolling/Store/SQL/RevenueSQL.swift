@@ -1,6 +1,6 @@
 /// The report's revenue, refund, offer and MRR figures, summed by the database over the ledger
 /// (`subscription_transactions`) so that the report holds totals, never the ledger. Both dialects
-/// run the same text. Every figure is per currency: amounts are never summed across currencies.
+/// run the same text but for how the paid periods come back. Every figure is per currency: amounts are never summed across currencies.
 /// Family Sharing members' transactions are left out (the purchaser's transaction is the one
 /// paid for), and so is a Family Sharing revocation (no money back) and an upgrade's end.
 enum RevenueSQL {
@@ -13,26 +13,29 @@ enum RevenueSQL {
         return "\(family) AND \(unescaped: t).environment = \(environment)"
     }
 
+    /// A transaction's price spread over a month by its period, read from its own dates (a week,
+    /// one, two, three or six months, a year).
+    private static let monthly = """
+        CASE WHEN (t.expires_at - t.purchased_at) < \(10 * day) THEN t.price * 52 / 12 WHEN (t.expires_at - t.purchased_at) < \(45 * day) THEN t.price
+            WHEN (t.expires_at - t.purchased_at) < \(75 * day) THEN t.price / 2 WHEN (t.expires_at - t.purchased_at) < \(135 * day) THEN t.price / 3
+            WHEN (t.expires_at - t.purchased_at) < \(270 * day) THEN t.price / 6 ELSE t.price / 12 END
+        """
+
+    /// A paid period that counts in MRR: not refunded, not upgraded away, not free.
+    private static let paying = "t.revoked_at IS NULL AND t.is_upgraded = 0 AND t.price > 0"
+
     /// Sales by UTC day of purchase, day of expiry and currency, before `toMs`: (purchase day,
     /// expiry day, currency or "", transactions, priced, gross milliunits, paying, monthly
     /// milliunits, recoveries, priced recoveries, recovered milliunits). A transaction without a
     /// price has no currency either: its day's "" line. A recovery is a transaction a row
     /// recovered from billing retry (or its grace period) with (`billing_recovery`), bought the
     /// day Apple recovered it.
-    /// "Paying" are the paid periods not refunded or upgraded away, each price spread over a month
-    /// by its period, read from its own dates (a week, one, two, three or six months, a year;
-    /// Sandbox's accelerated periods read wrong, one reason the report leaves Sandbox out by
-    /// default): ``RevenueReport`` finds the MRR at any day's end from them. One pass over the
+    /// "Paying" are the paid periods ``paying``, each price spread over a month by its period
+    /// (``monthly``; Sandbox's accelerated periods read wrong, one reason the report leaves Sandbox
+    /// out by default): ``RevenueReport`` finds the MRR at any day's end from them. One pass over the
     /// ledger for both, whatever the report's span.
     static func sales(toMs: Int64, environment: String?) -> SQLStatement {
-        let length = "(t.expires_at - t.purchased_at)"
-        let monthly = """
-            CASE WHEN \(length) < \(10 * day) THEN t.price * 52 / 12 WHEN \(length) < \(45 * day) THEN t.price
-                WHEN \(length) < \(75 * day) THEN t.price / 2 WHEN \(length) < \(135 * day) THEN t.price / 3
-                WHEN \(length) < \(270 * day) THEN t.price / 6 ELSE t.price / 12 END
-            """
-        let paying = "t.revoked_at IS NULL AND t.is_upgraded = 0 AND t.price > 0"
-        return """
+        """
             SELECT t.purchased_at / \(unescaped: String(day)), t.expires_at / \(unescaped: String(day)), coalesce(t.currency, ''), count(*), count(t.price),
                 CAST(coalesce(sum(t.price), 0) AS BIGINT), count(CASE WHEN \(unescaped: paying) THEN 1 END),
                 CAST(coalesce(sum(CASE WHEN \(unescaped: paying) THEN \(unescaped: monthly) END), 0) AS BIGINT),
@@ -79,5 +82,33 @@ enum RevenueSQL {
                     AND p.offer_type = t.offer_type AND coalesce(p.offer_identifier, '') = coalesce(t.offer_identifier, ''))
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         """
+    }
+
+    /// The lowest and highest subscription the ledger names: the range ``paidPeriods(_:subscriptions:toMs:environment:)`` pages through.
+    static let subscriptionIDs: SQLStatement = "SELECT min(subscription_id), max(subscription_id) FROM subscription_transactions"
+
+    /// The paid periods counted in MRR of the subscriptions in `subscriptions`, bought before
+    /// `toMs`, each subscription's together: (subscription, purchase day, expiry day, monthly
+    /// milliunits, currency). SQLite returns a row per period, in its index's order, read by
+    /// ``PaidPeriod/init(_:)``; PostgreSQL one text per page, `;` between periods and `,` between
+    /// fields, read by ``PaidPeriod/page(_:)``: PostgresNIO's work per row was most of the client's
+    /// time in the report's trail pass, and SQLite's building of the text cost more than its rows.
+    static func paidPeriods(_ dialect: SQLDialect, subscriptions: Range<Int64>, toMs: Int64, environment: String?) -> SQLStatement {
+        let fields = [
+            "t.subscription_id", "t.purchased_at / \(day)", "t.expires_at / \(day)", monthly, "t.currency",
+        ]
+        let columns: String
+        switch dialect {
+        case .sqlite: columns = fields.joined(separator: ", ")
+        case .postgres:
+            let record = fields.map { "CAST(\($0) AS TEXT)" }.joined(separator: " || ',' || ")
+            columns = "string_agg(\(record), ';' ORDER BY t.subscription_id, t.purchased_at)"
+        }
+        return """
+            SELECT \(unescaped: columns) FROM subscription_transactions t
+            WHERE t.subscription_id >= \(subscriptions.lowerBound) AND t.subscription_id < \(subscriptions.upperBound) AND t.purchased_at < \(toMs)
+                AND t.expires_at IS NOT NULL AND t.currency IS NOT NULL AND \(unescaped: paying) AND \(counted("t", environment: environment))
+            \(unescaped: dialect == .sqlite ? "ORDER BY t.subscription_id" : "")
+            """
     }
 }

@@ -27,6 +27,28 @@ extension SubscriptionTrail where Self: SQLStore {
         let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
         }
-        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers)
+        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, movements: try await mrrMovement(toMs: toMs, environment: environment))
+    }
+}
+
+extension SQLStore {
+    /// MRR's movement: the ledger's paid periods a page of subscriptions at a time (a range of
+    /// ids, found by the ledger's index in subscription order), folded as they come.
+    func mrrMovement(toMs: Int64, environment: String?, pageSize: Int64 = 5_000) async throws -> [RevenueReport.MRRMovement] {
+        var fold = MRRMovementFold(toMs: toMs)
+        let range = try await firstRow(RevenueSQL.subscriptionIDs) { row -> ClosedRange<Int64>? in
+            guard let first: Int64 = try row.column(), let last: Int64 = try row.column() else { return nil }
+            return first...last
+        }
+        guard let range = range ?? nil else { return [] }
+        for start in stride(from: range.lowerBound, through: range.upperBound, by: Int(pageSize)) {
+            let page = start..<min(start + pageSize, range.upperBound + 1)
+            let statement = RevenueSQL.paidPeriods(dialect, subscriptions: page, toMs: toMs, environment: environment)
+            switch dialect {
+            case .sqlite: fold.add(try await rows(statement) { try PaidPeriod(&$0) })
+            case .postgres: fold.add(try PaidPeriod.page(try await firstRow(statement) { row -> String? in try row.column() } ?? nil))
+            }
+        }
+        return fold.finish()
     }
 }
