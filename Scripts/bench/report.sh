@@ -6,7 +6,8 @@
 #   subscription once, as nights do): renewals, billing retries with and without a grace period,
 #   recoveries, auto-renew turned off, expiries, refunds and upgrades in a fixed mix; one
 #   subscription in 50 is Sandbox; one event in four came by notification (with its stored
-#   notification, which the report joins for the notification lag), the rest by a poll. The JSON
+#   notification, and when Apple's data in it was true on the audit row, as the writers keep it
+#   since SQLite v21 / PostgreSQL v19), the rest by a poll. The JSON
 #   columns are the contract columns as the writers store them. The ledger holds one transaction per
 #   event (the first a free trial, then monthly periods, a year for an upgrade, refunds where the
 #   trail has them; USD, EUR or JPY by subscription), so the report's revenue sums read 10 rows a
@@ -81,13 +82,13 @@ SELECT 'n' || s || '-' || k, 2, 'DID_RENEW', $at - (s % 7) * 1000, $at - (s % 7)
   CASE WHEN s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END, 'push', $at, 'applied', s
 FROM k, n WHERE (s + k) % 4 = 0;
 INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, source, notification_id,
-  transaction_id)
+  transaction_id, apple_state_at)
 $series_s, $series_k
 SELECT s, 'u' || s, $at, $reason, '-', '-',
   CASE WHEN k = 0 THEN '$unverified' ELSE ($(report_state_json "$dialect" "$prev_at" "$prev_r" s))$cast_text END,
   ($(report_state_json "$dialect" "$at" "$r" s))$cast_text,
   CASE WHEN (s + k) % 4 = 0 THEN 'notification' ELSE 'poll' END, CASE WHEN (s + k) % 4 = 0 THEN 'n' || s || '-' || k END,
-  (s * 10 + k)$cast_text
+  (s * 10 + k)$cast_text, CASE WHEN (s + k) % 4 = 0 THEN $at - (s % 7) * 1000 END
 FROM k, n $order;
 INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, product_id, environment, purchased_at, expires_at,
   revoked_at, revocation_reason, revocation_type, is_upgraded, price, currency, offer_type, offer_discount_type, as_of, first_source, first_seen_at, updated_at,

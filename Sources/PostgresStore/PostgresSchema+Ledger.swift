@@ -1,6 +1,6 @@
 extension PostgresSchema {
     /// v17 and on, in order: apart from the earlier migrations, which are never edited.
-    static let ledgerMigrations = [ledger, recoveries]
+    static let ledgerMigrations = [ledger, recoveries, notifiedAt]
 
     /// v17, the transaction ledger: one row per Apple transaction id (`LedgerColumn`), written with
     /// the row it belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
@@ -46,5 +46,11 @@ extension PostgresSchema {
     /// recovered in its one pass over the ledger.
     static let recoveries = Migration(identifier: "v18: recoveries in the ledger", statements: [
         "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery BIGINT",
+    ])
+
+    /// v19: a change a notification brought keeps when Apple's data in it was true, so that the
+    /// report's notification lag needs no look-up of the notification per change.
+    static let notifiedAt = Migration(identifier: "v19: the notification lag on the audit trail", statements: [
+        "ALTER TABLE subscription_events ADD COLUMN apple_state_at BIGINT",
     ])
 }

@@ -1,8 +1,9 @@
 import GRDB
 
 extension SQLiteSchema {
-    /// v18, the transaction ledger, and v19, recoveries in it: apart from the earlier
-    /// migrations, which are never edited.
+    /// v18, the transaction ledger, v19, recoveries in it, v20, its index for MRR's movement, and
+    /// v21, the report's notification lag on the audit row: apart from the earlier migrations,
+    /// which are never edited.
     static func registerLedger(_ migrator: inout DatabaseMigrator) {
         // One row per Apple transaction id (the ledger, `LedgerColumn`), written with the row it
         // belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
@@ -54,7 +55,25 @@ extension SQLiteSchema {
         migrator.registerMigration(recoveriesMigration) { db in
             try db.execute(sql: "ALTER TABLE subscription_transactions ADD COLUMN billing_recovery INTEGER")
         }
+        // MRR's movement reads each page of subscriptions' paid periods in this index's order: with
+        // every column it reads in the index, SQLite reads the index alone, not a row of the table
+        // per period scattered over the nights that wrote them (at 1,000,000 transactions 0.32 s
+        // against 1.2 s). It replaces v18's index, which it begins with.
+        migrator.registerMigration(periodsMigration) { db in
+            try db.execute(sql: "DROP INDEX subscription_transactions_subscription")
+            try db.execute(sql: """
+                CREATE INDEX subscription_transactions_subscription ON subscription_transactions(
+                    subscription_id, purchased_at, expires_at, price, currency, revoked_at, is_upgraded, in_app_ownership_type, environment)
+                """)
+        }
+        // A change a notification brought keeps when Apple's data in it was true: the report's
+        // notification lag read it through the notification's key, a random look-up per change.
+        migrator.registerMigration(notifiedAtMigration) { db in
+            try db.execute(sql: "ALTER TABLE subscription_events ADD COLUMN apple_state_at INTEGER")
+        }
     }
 
     static let recoveriesMigration = "v19: recoveries in the ledger"
+    static let notifiedAtMigration = "v21: the notification lag on the audit trail"
+    static let periodsMigration = "v20: paid periods in subscription order"
 }

@@ -41,4 +41,12 @@ public enum Provenance: Sendable, Equatable {
         if case .notification(let uuid, _, _) = self { return uuid }
         return nil
     }
+
+    /// For a notification, when Apple's data in it was true (its `signedDate`; a V1 body's
+    /// arrival): kept on the change's audit row, so that the report's notification lag needs no
+    /// look-up of the notification.
+    public var notifiedAtMs: Int64? {
+        if case .notification(_, _, let signedAtMs) = self { return signedAtMs }
+        return nil
+    }
 }

@@ -38,7 +38,7 @@ struct MRRMovementFold {
 
     /// A page of periods, each subscription's together (the page's order by subscription).
     mutating func add(_ periods: [PaidPeriod]) {
-        // A subscription's periods must come together; the statement orders them, this makes sure.
+        // A subscription's periods must come together: SQLite's come in its index's order, PostgreSQL's in none.
         let grouped = zip(periods, periods.dropFirst()).allSatisfy { $0.subscriptionID <= $1.subscriptionID }
         for period in grouped ? periods : periods.sorted(by: { $0.subscriptionID < $1.subscriptionID }) {
             if period.subscriptionID != subscriptionID {

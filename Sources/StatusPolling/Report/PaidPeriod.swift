@@ -36,31 +36,48 @@ public struct PaidPeriod: Sendable, Equatable {
     /// text (PostgreSQL's): records split by `;`, fields by `,` (subscription, purchase day, expiry
     /// day, monthly milliunits, currency); nil (no paid period) is an empty page.
     public static func page(_ text: String?) throws -> [PaidPeriod] {
-        guard let text, !text.isEmpty else { return [] }
-        var periods: [PaidPeriod] = []
-        periods.reserveCapacity(text.utf8.count / 32)
-        for record in text.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
-            let fields = record.split(separator: UInt8(ascii: ","), maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, let s = integer(fields[0]), let p = integer(fields[1]), let e = integer(fields[2]), let m = integer(fields[3]),
-                !fields[4].isEmpty
-            else { throw MalformedPage(record: String(decoding: record, as: UTF8.self)) }
-            periods.append(PaidPeriod(subscriptionID: s, purchaseDay: p, expiryDay: e, monthlyMilliunits: m, currency: String(decoding: fields[4], as: UTF8.self)))
+        guard var text, !text.isEmpty else { return [] }
+        // One pass over the bytes, nothing allocated but the periods: a page holds tens of thousands.
+        return try text.withUTF8 { bytes in
+            var periods: [PaidPeriod] = []
+            periods.reserveCapacity(bytes.count / 32)
+            var index = 0
+            func integer() -> Int64? {
+                var value: Int64 = 0, digits = 0
+                let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+                if negative { index += 1 }
+                while index < bytes.count, bytes[index] != UInt8(ascii: ",") {
+                    let digit = bytes[index] &- UInt8(ascii: "0")
+                    guard digit < 10 else { return nil }
+                    let (times, o1) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, o2) = times.addingReportingOverflow(Int64(digit))
+                    guard !o1, !o2 else { return nil }
+                    value = sum
+                    digits += 1
+                    index += 1
+                }
+                guard digits > 0, index < bytes.count else { return nil }
+                index += 1
+                return negative ? -value : value
+            }
+            while index < bytes.count {
+                let start = index
+                func malformed() -> MalformedPage {
+                    let end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+                    return MalformedPage(record: String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self))
+                }
+                guard let s = integer(), let p = integer(), let e = integer(), let m = integer() else { throw malformed() }
+                let currencyStart = index
+                while index < bytes.count, bytes[index] != UInt8(ascii: ";"), bytes[index] != UInt8(ascii: ",") { index += 1 }
+                guard index > currencyStart, index == bytes.count || bytes[index] == UInt8(ascii: ";") else { throw malformed() }
+                let currency = String(decoding: UnsafeBufferPointer(rebasing: bytes[currencyStart..<index]), as: UTF8.self)
+                periods.append(PaidPeriod(subscriptionID: s, purchaseDay: p, expiryDay: e, monthlyMilliunits: m, currency: currency))
+                if index < bytes.count {
+                    index += 1
+                    guard index < bytes.count else { throw MalformedPage(record: "") }
+                }
+            }
+            return periods
         }
-        return periods
-    }
-
-    /// A decimal integer (an optional minus sign, then digits), nil for anything else.
-    static func integer(_ digits: Substring.UTF8View) -> Int64? {
-        var value: Int64 = 0, negative = false, any = false
-        for (index, byte) in digits.enumerated() {
-            if index == 0, byte == UInt8(ascii: "-") { negative = true; continue }
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (times, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !o1, !o2 else { return nil }
-            value = sum
-            any = true
-        }
-        return any ? (negative ? -value : value) : nil
     }
 }

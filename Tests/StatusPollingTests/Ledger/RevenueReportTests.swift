@@ -110,6 +110,14 @@ import Testing
             // Pages of subscriptions split anywhere give the same movement.
             let sql = try #require(store.store as? any SQLStore)
             #expect(try await sql.mrrMovement(toMs: Self.november, environment: "Production", pageSize: 2) == revenue.mrrMovement)
+            if kind == .sqlite {
+                // SQLite reads a page's paid periods from the ledger's index alone (v20), never its table.
+                let plan = try await store.rows("EXPLAIN QUERY PLAN " + RevenueSQL.paidPeriods(.sqlite, subscriptions: 0..<9, toMs: 1, environment: "Production").sql(.sqlite)
+                    .replacingOccurrences(of: "?", with: "0"))
+                #expect(plan.compactMap { $0["detail"] } == [
+                    "SEARCH t USING COVERING INDEX subscription_transactions_subscription (subscription_id>? AND subscription_id<?)",
+                ])
+            }
         }
     }
 

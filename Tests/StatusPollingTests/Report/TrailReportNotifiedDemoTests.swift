@@ -46,6 +46,17 @@ import Testing
             #expect(report.notificationLag.maxSeconds == lags.last)
             #expect(report.episodes.total > 5)
             #expect(report.runs.count == demo.nights.count)
+            // Each notified change keeps its notification's time on its audit row (the rows above
+            // hold more than 20 of them), a poll's has none.
+            #expect(try await db.rows("""
+                SELECT count(*) AS n FROM subscription_events AS e LEFT JOIN app_store_notifications AS a ON a.notification_id = e.notification_id
+                WHERE e.apple_state_at IS DISTINCT FROM a.apple_state_at
+                """) == [["n": "0"]])
+            // Rows written before it (no time on the audit row) find it through their notification: the same lag.
+            try await db.execute("UPDATE subscription_events SET apple_state_at = NULL")
+            let older = try await TrailReport.read(
+                store, runs: try await store.runs(last: 1000), fromMs: nil, toMs: toMs, environment: "Production", generatedAtMs: toMs, pageSize: 101)
+            #expect(older.notificationLag == report.notificationLag)
         }
     }
 

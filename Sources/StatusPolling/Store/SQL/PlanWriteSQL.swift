@@ -92,8 +92,8 @@ enum PlanWriteSQL {
 
     private static let auditSQLite = """
         INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         RETURNING id
         """
 
@@ -105,7 +105,7 @@ enum PlanWriteSQL {
             .init(row.subscriptionID), .init(row.userID), .init(plan.runID), .init(ms), .init(event.reason.rawValue), .init(plan.upstreamStatus?.code),
             .init(plan.upstreamStatus?.backend.rawValue), .init(event.old.entitlement(at: ms).rawValue), .init(event.new.entitlement(at: ms).rawValue),
             .init(event.old.auditJSON), .init(event.new.auditJSON), .init(plan.provenance.source), .init(plan.provenance.notificationID),
-            .init(event.transactionID), .init(event.revokedAtMs),
+            .init(event.transactionID), .init(event.revokedAtMs), .init(plan.provenance.notifiedAtMs),
         ])
     }
 
@@ -191,13 +191,14 @@ enum PlanWriteSQL {
     static func auditSet(_ rows: [String]) -> SQLStatement {
         """
         INSERT INTO subscription_events (id, subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at)
+            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at)
         SELECT v.id, v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
-            v.source, v.notification_id, v.transaction_id, v.revoked_at
+            v.source, v.notification_id, v.transaction_id, v.revoked_at, v.apple_state_at
         FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
             jsonb_to_record(e.row) AS v(
                 id bigint, subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
-                before text, after text, old_values text, new_values text, source text, notification_id text, transaction_id text, revoked_at bigint)
+                before text, after text, old_values text, new_values text, source text, notification_id text, transaction_id text, revoked_at bigint,
+                apple_state_at bigint)
         ORDER BY e.n
         """
     }
@@ -239,7 +240,8 @@ enum PlanWriteSQL {
             "before":\(JSONText.quoted(old.entitlement(at: ms).rawValue)),"after":\(JSONText.quoted(new.entitlement(at: ms).rawValue)),\
             "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON)),\
             "source":\(JSONText.quoted(plan.provenance.source)),"notification_id":\(JSONText.quoted(plan.provenance.notificationID)),\
-            "transaction_id":\(JSONText.quoted(event.transactionID)),"revoked_at":\(JSONText.number(event.revokedAtMs))}
+            "transaction_id":\(JSONText.quoted(event.transactionID)),"revoked_at":\(JSONText.number(event.revokedAtMs)),\
+            "apple_state_at":\(JSONText.number(plan.provenance.notifiedAtMs))}
             """
     }
 
