@@ -97,6 +97,7 @@ struct MRRMovementFold {
     private mutating func record(
         _ month: Int64, _ currency: String, _ kind: WritableKeyPath<RevenueReport.MRRMovement, RevenueReport.MRRMovement.Change>, _ milliunits: Int64
     ) {
-        movements[Key(month: month, currency: currency), default: RevenueReport.MRRMovement(monthMs: Self.startMs(ofMonth: month), currency: currency)][keyPath: kind].add(milliunits)
+        let key = Key(month: month, currency: currency)
+        movements[key, default: RevenueReport.MRRMovement(monthMs: Self.startMs(ofMonth: month), currency: currency)][keyPath: kind].add(milliunits)
     }
 }

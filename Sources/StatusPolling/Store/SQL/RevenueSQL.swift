@@ -87,6 +87,11 @@ enum RevenueSQL {
     /// The lowest and highest subscription the ledger names: the range ``paidPeriods(_:subscriptions:toMs:environment:)`` pages through.
     static let subscriptionIDs: SQLStatement = "SELECT min(subscription_id), max(subscription_id) FROM subscription_transactions"
 
+    /// The first subscription the ledger names from `id` on (by its index).
+    static func firstSubscriptionID(from id: Int64) -> SQLStatement {
+        "SELECT min(subscription_id) FROM subscription_transactions WHERE subscription_id >= \(id)"
+    }
+
     /// The paid periods counted in MRR of the subscriptions in `subscriptions`, bought before
     /// `toMs`: (subscription, purchase day, expiry day, monthly milliunits, currency). SQLite
     /// returns a row per period in its index's order (v20's covers every column read), read by

@@ -14,7 +14,10 @@ extension SubscriptionTrail where Self: SQLStore {
         try await rows(PollRunsSQL.latest(dialect, count: count)) { try PollRunsSQL.record(&$0) }
     }
 
+    /// The ledger's sums, and MRR's movement beside them on a connection of its own: each is a
+    /// pass over the ledger, and the report waits for the later of the trail's pass and these.
     public func revenueSums(toMs: Int64, environment: String?) async throws -> RevenueReport.Sums {
+        async let movements = mrrMovement(toMs: toMs, environment: environment)
         let sales = try await rows(RevenueSQL.sales(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Sale(
                 day: try row.column(), expiresDay: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(),
@@ -27,7 +30,7 @@ extension SubscriptionTrail where Self: SQLStore {
         let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
         }
-        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, movements: try await mrrMovement(toMs: toMs, environment: environment))
+        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, movements: try await movements)
     }
 }
 
@@ -41,12 +44,21 @@ extension SQLStore {
             return first...last
         }
         guard let range = range ?? nil else { return [] }
-        for start in stride(from: range.lowerBound, through: range.upperBound, by: Int(pageSize)) {
+        var start = range.lowerBound
+        while start <= range.upperBound {
             let page = start..<min(start + pageSize, range.upperBound + 1)
             let statement = RevenueSQL.paidPeriods(dialect, subscriptions: page, toMs: toMs, environment: environment)
+            let periods: [PaidPeriod]
             switch dialect {
-            case .sqlite: fold.add(try await rows(statement) { try PaidPeriod(&$0) })
-            case .postgres: fold.add(try PaidPeriod.page(try await firstRow(statement) { row -> String? in try row.column() } ?? nil))
+            case .sqlite: periods = try await rows(statement) { try PaidPeriod(&$0) }
+            case .postgres: periods = try PaidPeriod.page(try await firstRow(statement) { row -> String? in try row.column() } ?? nil)
+            }
+            fold.add(periods)
+            start = page.upperBound
+            // Ids with nothing between them (rows deleted, a sequence's skipped values): on to the next one the ledger names.
+            if periods.isEmpty, start <= range.upperBound {
+                let next = try await firstRow(RevenueSQL.firstSubscriptionID(from: start)) { row -> Int64? in try row.column() }
+                start = (next ?? nil) ?? range.upperBound + 1
             }
         }
         return fold.finish()
