@@ -7,8 +7,9 @@
 #   recoveries, auto-renew turned off, expiries, refunds and upgrades in a fixed mix; one
 #   subscription in 50 is Sandbox; one event in four came by notification (with its stored
 #   notification, and when Apple's data in it was true on the audit row, as the writers keep it
-#   since SQLite v21 / PostgreSQL v19), the rest by a poll. The JSON
-#   columns are the contract columns as the writers store them. The ledger holds one transaction per
+#   since SQLite v21 / PostgreSQL v19), the rest by a poll. The JSON columns are the contract
+#   columns as the writers store them, and so are the report's columns beside them (since SQLite
+#   v22 / PostgreSQL v20). The ledger holds one transaction per
 #   event (the first a free trial, then monthly periods, a year for an upgrade, refunds where the
 #   trail has them; USD, EUR or JPY by subscription), so the report's revenue sums read 10 rows a
 #   subscription too; each audit row names its transaction, and a recovery's is marked in the ledger.
@@ -29,21 +30,40 @@ report_day_ms=86400000
 # auto-renew off; 17 expired (voluntary, a month back: after a retry, the episode is lost);
 # 18 refunded; 19 upgraded.
 report_state_json() {
-  local dialect="$1" at="$2" r="$3" s="$4" d="$report_day_ms" object bool_t bool_f text
+  local dialect="$1" at="$2" r="$3" s="$4" object bool_t bool_f text
   if [ "$dialect" = sqlite ]; then object="json_object"; bool_t="json('true')"; bool_f="json('false')"; text="CAST(1000000000 + $s AS TEXT)"
-  else object="json_build_object"; bool_t="true"; bool_f="false"; text="(1000000000 + $s)::text"; d="$d::bigint"; fi
+  else object="json_build_object"; bool_t="true"; bool_f="false"; text="(1000000000 + $s)::text"; fi
+  report_state_values "$dialect" "$at" "$r" "$s"
   cat <<SQL
 $object('original_transaction_id', $text, 'product_id', CASE WHEN $r = 19 THEN 'premium.yearly' ELSE 'premium.monthly' END,
-  'environment', CASE WHEN $s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END,
-  'expires_at', CASE WHEN $r IN (12, 13) THEN $at - 3600000 WHEN $r = 16 THEN $at + 20 * $d WHEN $r = 17 THEN $at - 31 * $d
-    WHEN $r = 18 THEN $at + 10 * $d ELSE $at + 30 * $d END,
-  'grace_period_expires_at', CASE WHEN $r = 12 THEN $at + 6 * $d END,
-  'is_in_billing_retry', CASE WHEN $r IN (12, 13) THEN $bool_t ELSE $bool_f END,
-  'auto_renew_status', CASE WHEN $r IN (16, 17) THEN $bool_f ELSE $bool_t END,
-  'auto_renew_product_id', 'premium.monthly',
-  'expiration_intent', CASE WHEN $r IN (12, 13) THEN 2 WHEN $r = 17 THEN 1 END,
-  'cancelled_at', CASE WHEN $r = 18 THEN $at - 3600000 END)
+  'environment', $report_environment, 'expires_at', $report_expires_at, 'grace_period_expires_at', $report_grace_period_expires_at,
+  'is_in_billing_retry', CASE WHEN $report_is_in_billing_retry = 1 THEN $bool_t ELSE $bool_f END,
+  'auto_renew_status', CASE WHEN $report_auto_renew_status = 1 THEN $bool_t ELSE $bool_f END,
+  'auto_renew_product_id', 'premium.monthly', 'expiration_intent', $report_expiration_intent, 'cancelled_at', $report_cancelled_at)
 SQL
+}
+
+# report_state_values DIALECT AT R S: sets report_<column> to the SQL of each contract column the
+# report reads after an event of kind R, flags as 0/1 (report_state_json's values).
+report_state_values() {
+  local dialect="$1" at="$2" r="$3" s="$4" d="$report_day_ms"
+  [ "$dialect" = postgres ] && d="$d::bigint"
+  report_environment="CASE WHEN $s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END"
+  report_expires_at="CASE WHEN $r IN (12, 13) THEN $at - 3600000 WHEN $r = 16 THEN $at + 20 * $d WHEN $r = 17 THEN $at - 31 * $d
+    WHEN $r = 18 THEN $at + 10 * $d ELSE $at + 30 * $d END"
+  report_grace_period_expires_at="CASE WHEN $r = 12 THEN $at + 6 * $d END"
+  report_is_in_billing_retry="CASE WHEN $r IN (12, 13) THEN 1 ELSE 0 END"
+  report_auto_renew_status="CASE WHEN $r IN (16, 17) THEN 0 ELSE 1 END"
+  report_expiration_intent="CASE WHEN $r IN (12, 13) THEN 2 WHEN $r = 17 THEN 1 END"
+  report_cancelled_at="CASE WHEN $r = 18 THEN $at - 3600000 END"
+}
+
+# report_state_columns DIALECT AT R S: the audit row's report columns after an event of kind R
+# (environment, verified, then report_state_values' in the order the writers' migration adds them).
+report_state_columns() {
+  report_state_values "$@"
+  echo "$report_environment, 1, $report_expires_at, $report_grace_period_expires_at, $report_is_in_billing_retry,
+    $report_auto_renew_status, $report_expiration_intent, $report_cancelled_at"
 }
 
 # report_trail_sql DIALECT SUBSCRIPTIONS: the SQL that loads the synthetic trail into a migrated database.
@@ -82,13 +102,15 @@ SELECT 'n' || s || '-' || k, 2, 'DID_RENEW', $at - (s % 7) * 1000, $at - (s % 7)
   CASE WHEN s % 50 = 0 THEN 'Sandbox' ELSE 'Production' END, 'push', $at, 'applied', s
 FROM k, n WHERE (s + k) % 4 = 0;
 INSERT INTO subscription_events (subscription_id, user_id, at, reason, entitlement_before, entitlement_after, old_values, new_values, source, notification_id,
-  transaction_id, apple_state_at)
+  transaction_id, apple_state_at, environment, verified, expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, expiration_intent,
+  cancelled_at)
 $series_s, $series_k
 SELECT s, 'u' || s, $at, $reason, '-', '-',
   CASE WHEN k = 0 THEN '$unverified' ELSE ($(report_state_json "$dialect" "$prev_at" "$prev_r" s))$cast_text END,
   ($(report_state_json "$dialect" "$at" "$r" s))$cast_text,
   CASE WHEN (s + k) % 4 = 0 THEN 'notification' ELSE 'poll' END, CASE WHEN (s + k) % 4 = 0 THEN 'n' || s || '-' || k END,
-  (s * 10 + k)$cast_text, CASE WHEN (s + k) % 4 = 0 THEN $at - (s % 7) * 1000 END
+  (s * 10 + k)$cast_text, CASE WHEN (s + k) % 4 = 0 THEN $at - (s % 7) * 1000 END,
+  $(report_state_columns "$dialect" "$at" "$r" s)
 FROM k, n $order;
 INSERT INTO subscription_transactions (transaction_id, original_transaction_id, subscription_id, product_id, environment, purchased_at, expires_at,
   revoked_at, revocation_reason, revocation_type, is_upgraded, price, currency, offer_type, offer_discount_type, as_of, first_source, first_seen_at, updated_at,

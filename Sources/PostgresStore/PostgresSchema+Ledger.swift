@@ -1,6 +1,6 @@
 extension PostgresSchema {
     /// v17 and on, in order: apart from the earlier migrations, which are never edited.
-    static let ledgerMigrations = [ledger, recoveries, notifiedAt]
+    static let ledgerMigrations = [ledger, recoveries, notifiedAt, reportColumns]
 
     /// v17, the transaction ledger: one row per Apple transaction id (`LedgerColumn`), written with
     /// the row it belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
@@ -52,5 +52,15 @@ extension PostgresSchema {
     /// report's notification lag needs no look-up of the notification per change.
     static let notifiedAt = Migration(identifier: "v19: the notification lag on the audit trail", statements: [
         "ALTER TABLE subscription_events ADD COLUMN apple_state_at BIGINT",
+    ])
+
+    /// v20: the audit row keeps the columns the report reads beside its JSON
+    /// (``SubscriptionEventsSQL/reportColumns``), so the report reads no JSON of the rows written since.
+    static let reportColumns = Migration(identifier: "v20: the report's columns on the audit trail", statements: [
+        """
+        ALTER TABLE subscription_events ADD COLUMN environment TEXT, ADD COLUMN verified SMALLINT, ADD COLUMN expires_at BIGINT,
+            ADD COLUMN grace_period_expires_at BIGINT, ADD COLUMN is_in_billing_retry SMALLINT, ADD COLUMN auto_renew_status SMALLINT,
+            ADD COLUMN expiration_intent INTEGER, ADD COLUMN cancelled_at BIGINT
+        """,
     ])
 }

@@ -71,9 +71,24 @@ extension SQLiteSchema {
         migrator.registerMigration(notifiedAtMigration) { db in
             try db.execute(sql: "ALTER TABLE subscription_events ADD COLUMN apple_state_at INTEGER")
         }
+        // The audit row keeps the columns the report reads beside its JSON
+        // (`SubscriptionEventsSQL.reportColumns`), so the report reads no JSON of the rows written since.
+        migrator.registerMigration(reportColumnsMigration) { db in
+            try db.execute(sql: """
+                ALTER TABLE subscription_events ADD COLUMN environment TEXT;
+                ALTER TABLE subscription_events ADD COLUMN verified INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN expires_at INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN grace_period_expires_at INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN is_in_billing_retry INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN auto_renew_status INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN expiration_intent INTEGER;
+                ALTER TABLE subscription_events ADD COLUMN cancelled_at INTEGER;
+                """)
+        }
     }
 
     static let recoveriesMigration = "v19: recoveries in the ledger"
     static let notifiedAtMigration = "v21: the notification lag on the audit trail"
     static let periodsMigration = "v20: paid periods in subscription order"
+    static let reportColumnsMigration = "v22: the report's columns on the audit trail"
 }

@@ -75,17 +75,17 @@ struct PostgresStoreTests {
         let location = try await PostgresTestServer.createDatabase()
         defer { Task { await PostgresTestServer.dropDatabase(location) } }
         let database = PostgreSQLDatabase(location: location, worker: "w", logger: logger)
-        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v19: the notification lag on the audit trail")) { try await database.open() }
+        await #expect(throws: StoreError.notMigrated(path: location.name, current: nil, required: "v20: the report's columns on the audit trail")) { try await database.open() }
         #expect(await database.isReplaceableByDemo())
-        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints", "v9: rows with fresh Apple data", "v10: the build of each run", "v11: the chain's transactions, and Apple's status as the check", "v12: events outbox", "v13: renewal extensions", "v14: consumption requests", "v15: when an endpoint got each event", "v16: retention", "v17: the transaction ledger", "v18: recoveries in the ledger", "v19: the notification lag on the audit trail"])
+        #expect(try await database.migrate() == ["v1: subscriptions and entitlements", "v2: run history, audit trail, shared work", "v3: leases", "v4: hear the end of billing retry, and a user's every row on an upload", "v5: the lapsed sweep", "v6: who brought an answer, and the newer answer wins", "v7: App Store Server Notifications", "v8: notification history checkpoints", "v9: rows with fresh Apple data", "v10: the build of each run", "v11: the chain's transactions, and Apple's status as the check", "v12: events outbox", "v13: renewal extensions", "v14: consumption requests", "v15: when an endpoint got each event", "v16: retention", "v17: the transaction ledger", "v18: recoveries in the ledger", "v19: the notification lag on the audit trail", "v20: the report's columns on the audit trail"])
         #expect(try await database.migrate() == [])
         let store = try await database.open()
         try await store.enroll(userID: "a-real-user", receipt: "R")
         try await store.close()
         #expect(await !database.isReplaceableByDemo())
         try await PostgresTestServer.execute(location, "INSERT INTO schema_migrations (identifier, applied_order) VALUES ('v99: from the future', 99)")
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v99: from the future"], known: "v19: the notification lag on the audit trail")) { try await database.open() }
-        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v99: from the future"], known: "v19: the notification lag on the audit trail")) { try await database.migrate() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v99: from the future"], known: "v20: the report's columns on the audit trail")) { try await database.open() }
+        await #expect(throws: StoreError.schemaTooNew(path: location.name, unknown: ["v99: from the future"], known: "v20: the report's columns on the audit trail")) { try await database.migrate() }
     }
 
     @Test func theNightlySelectionReadsIndexesOnly() async throws {
@@ -164,7 +164,7 @@ struct PostgresStoreTests {
         withPassword.path = "/" + location.database
         let migrate = try await StatusPollerProcess.launch(["migrate"], environment: ["STATUS_POLLER_DATABASE": withPassword.string!]).outcome()
         #expect(migrate.status == 0)
-        #expect(migrate.stdout == "applied 19 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload, v5: the lapsed sweep, v6: who brought an answer, and the newer answer wins, v7: App Store Server Notifications, v8: notification history checkpoints, v9: rows with fresh Apple data, v10: the build of each run, v11: the chain's transactions, and Apple's status as the check, v12: events outbox, v13: renewal extensions, v14: consumption requests, v15: when an endpoint got each event, v16: retention, v17: the transaction ledger, v18: recoveries in the ledger, v19: the notification lag on the audit trail\n")
+        #expect(migrate.stdout == "applied 20 migration(s) to \(location.name): v1: subscriptions and entitlements, v2: run history, audit trail, shared work, v3: leases, v4: hear the end of billing retry, and a user's every row on an upload, v5: the lapsed sweep, v6: who brought an answer, and the newer answer wins, v7: App Store Server Notifications, v8: notification history checkpoints, v9: rows with fresh Apple data, v10: the build of each run, v11: the chain's transactions, and Apple's status as the check, v12: events outbox, v13: renewal extensions, v14: consumption requests, v15: when an endpoint got each event, v16: retention, v17: the transaction ledger, v18: recoveries in the ledger, v19: the notification lag on the audit trail, v20: the report's columns on the audit trail\n")
         let runs = try await StatusPollerProcess.launch(["runs", "--database", location.name], environment: ["PGPASSWORD": PostgresTestServer.password]).outcome()
         #expect(runs.status == 0)
         #expect(runs.stdout == "no runs yet in \(location.name)\n")

@@ -100,6 +100,51 @@ extension StoreContractTests {
         }
     }
 
+    /// Each audit row keeps the columns the report reads beside its JSON (SQLite v22, PostgreSQL
+    /// v20), and the report reads a row written before them out of its JSON alike: a page mixing
+    /// both comes back in id order, event for event the same.
+    @Test(arguments: StoreKind.available) func theReportReadsAnAuditRowsColumnsAndAnOlderRowsJSONAlike(kind: StoreKind) async throws {
+        try await withStore(kind) { db in
+            let id = try await db.insert(userID: "u1", receipt: "R1")
+            var grace = verified
+            grace.isInBillingRetry = true
+            grace.gracePeriodExpiresAt = t0 + 46 * day
+            grace.expirationIntent = 2
+            grace.autoRenewStatus = nil
+            var refunded = verified
+            refunded.cancelledAt = t0 + 50 * day
+            refunded.autoRenewStatus = false
+            for (index, state) in [verified, grace, refunded, verified].enumerated() {
+                _ = try await db.store.recordVerified(.init(
+                    subscriptionID: id, receiptSent: "R1", state: state, latestReceipt: nil, upstreamStatus: .verifyReceipt(.valid),
+                    verifiedAtMs: t0 + Int64(index) * day))
+            }
+            let columns = try await db.rows("""
+                SELECT environment, verified, expires_at, grace_period_expires_at, is_in_billing_retry, auto_renew_status, expiration_intent, cancelled_at
+                FROM subscription_events ORDER BY id
+                """)
+            let base = ["environment": "Production", "verified": "1", "expires_at": "\(t0 + 30 * day)", "is_in_billing_retry": "0"]
+            #expect(columns == [
+                base.merging(["auto_renew_status": "1"]) { $1 },
+                base.merging(["grace_period_expires_at": "\(t0 + 46 * day)", "is_in_billing_retry": "1", "expiration_intent": "2"]) { $1 },
+                base.merging(["auto_renew_status": "0", "cancelled_at": "\(t0 + 50 * day)"]) { $1 },
+                base.merging(["auto_renew_status": "1"]) { $1 },
+            ])
+            let ids = try #require(try await db.store.trailEventIDs())
+            let kept = try await db.store.trailEvents(in: ids.lowerBound..<ids.upperBound + 1)
+            #expect(kept.map(\.new) == [verified, grace, refunded, verified].map(TrailState.init))
+            #expect(kept.map(\.environment) == Array(repeating: "Production", count: 4))
+            // Rows written before v22 / v20 have no report columns: every other one read out of its JSON.
+            try await db.execute("""
+                UPDATE subscription_events SET environment = NULL, verified = NULL, expires_at = NULL, is_in_billing_retry = NULL,
+                    auto_renew_status = NULL WHERE id = \(ids.lowerBound) OR id = \(ids.lowerBound + 2)
+                """)
+            let mixed = try await db.store.trailEvents(in: ids.lowerBound..<ids.upperBound + 1)
+            #expect(mixed == kept)
+            #expect(mixed.map(\.id) == Array(ids))
+        }
+    }
+
     /// A snapshot leaves out the null columns: a column the change cleared is a key in
     /// `old_values` that `new_values` lacks, and the database's JSON readers see NULL for it, as
     /// the history's decoder does.

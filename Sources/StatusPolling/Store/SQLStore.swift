@@ -88,6 +88,13 @@ extension SQLStore {
     func firstRow<T: Sendable>(_ statement: SQLStatement, _ read: @Sendable (inout Session.Columns) throws -> T) async throws -> T? {
         try await rows(statement, read).first
     }
+
+    /// The records of `statement`, whose one row is one text of rows packed by
+    /// ``PackedRows/aggregate(_:)``, each read by `read`.
+    @inlinable
+    public func packedRows<T>(_ statement: SQLStatement, _ read: (inout PackedRows) throws -> T) async throws -> [T] {
+        try PackedRows.rows(try await rows(statement) { row -> String? in try row.column() }.first ?? nil, read)
+    }
 }
 
 extension SQLSession {

@@ -82,15 +82,4 @@ import Testing
             "3 USD churn 2 3250", "4 USD churn 1 500",
         ])
     }
-
-    @Test func aPageIsReadExactlyAndAMalformedOneIsRefused() throws {
-        #expect(try PaidPeriod.page("12,20454,20485,9990,USD;13,20460,20825,8332,EUR") == [
-            PaidPeriod(subscriptionID: 12, purchaseDay: 20_454, expiryDay: 20_485, monthlyMilliunits: 9_990, currency: "USD"),
-            PaidPeriod(subscriptionID: 13, purchaseDay: 20_460, expiryDay: 20_825, monthlyMilliunits: 8_332, currency: "EUR"),
-        ])
-        #expect(try PaidPeriod.page(nil).isEmpty && PaidPeriod.page("").isEmpty)
-        for bad in ["12,20454,20485,9990", "12,20454,x,9990,USD", "12,20454,20485,9990,", "12,20454,20485,99999999999999999999,USD", "1,2,3,4,USD;"] {
-            #expect(throws: PaidPeriod.MalformedPage.self) { try PaidPeriod.page(bad) }
-        }
-    }
 }

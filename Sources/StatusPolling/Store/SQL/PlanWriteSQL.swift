@@ -92,10 +92,14 @@ enum PlanWriteSQL {
 
     private static let auditSQLite = """
         INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at,
+            \(reportColumnList))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(Array(repeating: "?", count: SubscriptionEventsSQL.reportColumns.count).joined(separator: ", ")))
         RETURNING id
         """
+
+    /// The audit row's report columns (``SubscriptionEventsSQL/reportColumns``) by name.
+    private static let reportColumnList = SubscriptionEventsSQL.reportColumns.map(\.name).joined(separator: ", ")
 
     /// One audit row: who, when, which run, why, which backend answered with which status, before
     /// and after; its id.
@@ -106,7 +110,7 @@ enum PlanWriteSQL {
             .init(plan.upstreamStatus?.backend.rawValue), .init(event.old.entitlement(at: ms).rawValue), .init(event.new.entitlement(at: ms).rawValue),
             .init(event.old.auditJSON), .init(event.new.auditJSON), .init(plan.provenance.source), .init(plan.provenance.notificationID),
             .init(event.transactionID), .init(event.revokedAtMs), .init(plan.provenance.notifiedAtMs),
-        ])
+        ] + SubscriptionEventsSQL.reportValues(old: event.old, new: event.new).map(SQLValue.init))
     }
 
     /// One outbox row beside its audit row.
@@ -191,14 +195,15 @@ enum PlanWriteSQL {
     static func auditSet(_ rows: [String]) -> SQLStatement {
         """
         INSERT INTO subscription_events (id, subscription_id, user_id, run_id, at, reason, apple_status, status_backend,
-            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at)
+            entitlement_before, entitlement_after, old_values, new_values, source, notification_id, transaction_id, revoked_at, apple_state_at,
+            \(unescaped: reportColumnList))
         SELECT v.id, v.subscription_id, v.user_id, v.run_id, v.at, v.reason, v.apple_status, v.backend, v.before, v.after, v.old_values, v.new_values,
-            v.source, v.notification_id, v.transaction_id, v.revoked_at, v.apple_state_at
+            v.source, v.notification_id, v.transaction_id, v.revoked_at, v.apple_state_at, \(unescaped: reportColumnValues)
         FROM jsonb_array_elements(\("[" + rows.joined(separator: ",") + "]")::jsonb) WITH ORDINALITY AS e(row, n),
             jsonb_to_record(e.row) AS v(
                 id bigint, subscription_id bigint, user_id text, run_id bigint, at bigint, reason text, apple_status integer, backend text,
                 before text, after text, old_values text, new_values text, source text, notification_id text, transaction_id text, revoked_at bigint,
-                apple_state_at bigint)
+                apple_state_at bigint, \(unescaped: reportColumnTypes))
         ORDER BY e.n
         """
     }
@@ -241,9 +246,24 @@ enum PlanWriteSQL {
             "old_values":\(JSONText.quoted(old.auditJSON)),"new_values":\(JSONText.quoted(new.auditJSON)),\
             "source":\(JSONText.quoted(plan.provenance.source)),"notification_id":\(JSONText.quoted(plan.provenance.notificationID)),\
             "transaction_id":\(JSONText.quoted(event.transactionID)),"revoked_at":\(JSONText.number(event.revokedAtMs)),\
-            "apple_state_at":\(JSONText.number(plan.provenance.notifiedAtMs))}
+            "apple_state_at":\(JSONText.number(plan.provenance.notifiedAtMs)),\(reportJSON(old: old, new: new))}
             """
     }
+
+    /// The audit row's report columns as JSON members (a flag as 0/1, as the column holds it).
+    private static func reportJSON(old: SubscriptionState, new: SubscriptionState) -> String {
+        var out = ""
+        for (index, (column, value)) in zip(SubscriptionEventsSQL.reportColumns, SubscriptionEventsSQL.reportValues(old: old, new: new)).enumerated() {
+            if index > 0 { out.append(",") }
+            out.append("\"\(column.name)\":")
+            value.appendJSON(to: &out, flagsAsNumbers: true)
+        }
+        return out
+    }
+
+    /// `v.column` and `column type` for each of the audit row's report columns, as ``auditSet(_:)`` reads them.
+    private static let reportColumnValues = SubscriptionEventsSQL.reportColumns.map { "v.\($0.name)" }.joined(separator: ", ")
+    private static let reportColumnTypes = SubscriptionEventsSQL.reportColumns.map { "\($0.name) \($0.kind.postgresType)" }.joined(separator: ", ")
 
     /// `column = v.column` for every contract column.
     private static let contractAssignments = ContractColumn.allCases.map { "\($0.rawValue) = v.\($0.rawValue)" }.joined(separator: ", ")

@@ -95,11 +95,9 @@ enum RevenueSQL {
     /// The paid periods counted in MRR of the subscriptions in `subscriptions`, bought before
     /// `toMs`: (subscription, purchase day, expiry day, monthly milliunits, currency). SQLite
     /// returns a row per period in its index's order (v20's covers every column read), read by
-    /// ``PaidPeriod/init(_:)``; PostgreSQL one text per page in no order, `;` between periods and
-    /// `,` between fields, read by ``PaidPeriod/page(_:)`` (``MRRMovementFold`` groups a page by
-    /// subscription): PostgresNIO's work per row was most of the client's time in the report's
-    /// trail pass, `string_agg`'s `ORDER BY` cost the server four times the page's text, and
-    /// SQLite's building of the text cost more than its rows.
+    /// ``PaidPeriod/init(_:)``; PostgreSQL the page as one text in no order (``PackedRows``;
+    /// ``MRRMovementFold`` groups a page by subscription). SQLite's building of the text cost
+    /// more than its rows.
     static func paidPeriods(_ dialect: SQLDialect, subscriptions: Range<Int64>, toMs: Int64, environment: String?) -> SQLStatement {
         let fields = [
             "t.subscription_id", "t.purchased_at / \(day)", "t.expires_at / \(day)", monthly, "t.currency",
@@ -107,9 +105,7 @@ enum RevenueSQL {
         let columns: String
         switch dialect {
         case .sqlite: columns = fields.joined(separator: ", ")
-        case .postgres:
-            let record = fields.map { "CAST(\($0) AS TEXT)" }.joined(separator: " || ',' || ")
-            columns = "string_agg(\(record), ';')"
+        case .postgres: columns = PackedRows.aggregate(fields)
         }
         return """
             SELECT \(unescaped: columns) FROM subscription_transactions t

@@ -33,49 +33,90 @@ public enum SubscriptionEventsSQL {
         return first...last
     }
 
-    /// The trail rows whose ids lie in `ids`, in `id` order, read by ``trailEvent(_:)``: each
-    /// event's own columns, then the report's columns of its new values (``TrailState``), read
-    /// out of the JSON by the database, in ``trailState(_:)``'s order: no decoder per row. Only
-    /// how they come out of the JSON differs: `environment` (the new values', else the old),
-    /// `state`, and the record PostgreSQL parses `new_values` into once (`json_to_record`; a
-    /// `jsonb` cast and `->>` per column cost the server four times as much). A change a
-    /// notification brought carries when Apple's data in it was true (`apple_state_at`, since
-    /// SQLite v21 / PostgreSQL v19); an older one finds it through its stored notification, a
-    /// random look-up per change (SQLite 0.25 s per 1,000,000 events; PostgreSQL 1.1 s per
-    /// 250,000 look-ups).
+    /// The contract columns of an audit row's new values that it also keeps as columns of its own
+    /// (SQLite v22, PostgreSQL v20), after `environment` (the new values', else the old) and
+    /// `verified` (the new values name an original transaction): what the report reads of each
+    /// event (``TrailState``). Out of the JSON they cost the database more than the rest of the
+    /// report's pass over the trail (SQLite 0.75 s, PostgreSQL ≈ 4 s per 1,000,000 events).
+    public static let reportStateColumns: [ContractColumn] = [
+        .expiresAt, .gracePeriodExpiresAt, .isInBillingRetry, .autoRenewStatus, .expirationIntent, .cancelledAt,
+    ]
+
+    /// The report's columns of an audit row, with their kinds, in ``reportValues(old:new:)``'s order.
+    static let reportColumns: [(name: String, kind: ContractValue.Kind)] =
+        [("environment", .text), ("verified", .flag)] + reportStateColumns.map { ($0.rawValue, $0.kind) }
+
+    /// The values of ``reportColumns`` for a change from `old` to `new`.
+    static func reportValues(old: SubscriptionState, new: SubscriptionState) -> [ContractValue] {
+        [.text(new.environment ?? old.environment), .flag(new.originalTransactionID != nil)] + reportStateColumns.map { $0.value(in: new) }
+    }
+
+    /// The trail rows whose ids lie in `ids`, read by ``trailEvent(_:)``: each event's own
+    /// columns, then its ``TrailState``. SQLite returns them in `id` order; PostgreSQL packs the
+    /// page into one text in no order (``PackedRows``). A row written since SQLite v22 /
+    /// PostgreSQL v20 is read from its ``reportColumns``; an older one out of its JSON by the
+    /// database (no decoder per row), where only the dialect differs: `environment`, `state`, and
+    /// the record PostgreSQL parses `new_values` into once (`json_to_record`; a `jsonb` cast and
+    /// `->>` per column cost the server four times as much). A change a notification brought
+    /// carries when Apple's data in it was true (`apple_state_at`, since SQLite v21 / PostgreSQL
+    /// v19); an older one finds it through its stored notification, a random look-up per change
+    /// (SQLite 0.25 s per 1,000,000 events; PostgreSQL 1.1 s per 250,000 look-ups).
     public static func trailPage(_ dialect: SQLDialect, _ ids: Range<Int64>) -> SQLStatement {
-        let environment: String, state: String, records: String
+        let environment: String, state: [String], records: String
         switch dialect {
         case .sqlite:
             environment = "coalesce(json_extract(e.new_values, '$.environment'), json_extract(e.old_values, '$.environment'))"
-            state = """
-                json_extract(e.new_values, '$.original_transaction_id') IS NOT NULL, json_extract(e.new_values, '$.expires_at'), \
-                json_extract(e.new_values, '$.grace_period_expires_at'), coalesce(json_extract(e.new_values, '$.is_in_billing_retry'), 0), \
-                json_extract(e.new_values, '$.auto_renew_status'), json_extract(e.new_values, '$.expiration_intent'), \
-                json_extract(e.new_values, '$.cancelled_at')
-                """
+            state = [
+                "json_extract(e.new_values, '$.original_transaction_id') IS NOT NULL", "json_extract(e.new_values, '$.expires_at')",
+                "json_extract(e.new_values, '$.grace_period_expires_at')", "coalesce(json_extract(e.new_values, '$.is_in_billing_retry'), 0)",
+                "json_extract(e.new_values, '$.auto_renew_status')", "json_extract(e.new_values, '$.expiration_intent')",
+                "json_extract(e.new_values, '$.cancelled_at')",
+            ]
             records = ""
         case .postgres:
             environment = "coalesce(n.environment, e.old_values::json->>'environment')"
-            state = """
-                (n.original_transaction_id IS NOT NULL)::int, n.expires_at, n.grace_period_expires_at, \
-                coalesce(n.is_in_billing_retry, false)::int, n.auto_renew_status::int, n.expiration_intent, n.cancelled_at
-                """
+            state = [
+                "(n.original_transaction_id IS NOT NULL)::int", "n.expires_at", "n.grace_period_expires_at",
+                "coalesce(n.is_in_billing_retry, false)::int", "n.auto_renew_status::int", "n.expiration_intent", "n.cancelled_at",
+            ]
             records = """
                 , json_to_record(e.new_values::json) AS n(original_transaction_id text, environment text, expires_at bigint, \
                 grace_period_expires_at bigint, is_in_billing_retry boolean, auto_renew_status boolean, expiration_intent integer, \
                 cancelled_at bigint)
                 """
         }
-        return """
-            SELECT e.id, e.subscription_id, e.at, e.reason, \(unescaped: environment), e.source,
+        let page = "id >= \(ids.lowerBound) AND id < \(ids.upperBound)"
+        let kept = (
+            fields: ["e.id", "e.subscription_id", "e.at", "e.reason", "e.environment", "e.source", "e.apple_state_at", "e.revoked_at"]
+                + reportColumns.dropFirst().map { "e.\($0.name)" },
+            from: "FROM subscription_events AS e WHERE \(page) AND e.verified IS NOT NULL")
+        let older = (
+            fields: [
+                "e.id", "e.subscription_id", "e.at", "e.reason", environment, "e.source",
+                """
                 coalesce(e.apple_state_at, CASE WHEN e.notification_id IS NOT NULL
-                    THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = e.notification_id) END),
-                e.revoked_at, \(unescaped: state)
-            FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values, new_values, revoked_at, apple_state_at
-                  FROM subscription_events WHERE id >= \(ids.lowerBound) AND id < \(ids.upperBound)) AS e\(unescaped: records)
-            ORDER BY e.id
-            """
+                    THEN (SELECT a.apple_state_at FROM app_store_notifications AS a WHERE a.notification_id = e.notification_id) END)
+                """,
+                "e.revoked_at",
+            ] + state,
+            from: """
+                FROM (SELECT id, subscription_id, at, reason, source, notification_id, old_values, new_values, revoked_at, apple_state_at
+                      FROM subscription_events WHERE \(page) AND verified IS NULL) AS e\(records)
+                """)
+        switch dialect {
+        case .sqlite:
+            return """
+                SELECT \(unescaped: kept.fields.joined(separator: ", ")) \(unescaped: kept.from)
+                UNION ALL SELECT \(unescaped: older.fields.joined(separator: ", ")) \(unescaped: older.from)
+                ORDER BY 1
+                """
+        case .postgres:
+            return """
+                SELECT string_agg(r, ';') FROM (
+                    SELECT \(unescaped: PackedRows.record(kept.fields)) AS r \(unescaped: kept.from)
+                    UNION ALL SELECT \(unescaped: PackedRows.record(older.fields)) \(unescaped: older.from)) AS p
+                """
+        }
     }
 
     /// A row of ``trailPage(_:_:)``. Inlinable: the report reads millions of them.

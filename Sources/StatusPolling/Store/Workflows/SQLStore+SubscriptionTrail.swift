@@ -1,9 +1,14 @@
 /// The report's reads of the trail and the run history, on any ``SQLStore``.
 extension SubscriptionTrail where Self: SQLStore {
-    /// The trail in `id` order, a page at a time (the report's one pass), each row read as it comes.
+    /// The trail in `id` order, a page at a time (the report's one pass), each row read as it
+    /// comes: SQLite's a row each in order, PostgreSQL's packed (``PackedRows``) and sorted here.
     @inlinable
     public func trailEvents(in ids: Range<Int64>) async throws -> [TrailEvent] {
-        try await rows(SubscriptionEventsSQL.trailPage(dialect, ids)) { try SubscriptionEventsSQL.trailEvent(&$0) }
+        let page = SubscriptionEventsSQL.trailPage(dialect, ids)
+        switch dialect {
+        case .sqlite: return try await rows(page) { try SubscriptionEventsSQL.trailEvent(&$0) }
+        case .postgres: return try await packedRows(page) { try SubscriptionEventsSQL.trailEvent(&$0) }.sorted { $0.id < $1.id }
+        }
     }
 
     public func trailEventIDs() async throws -> ClosedRange<Int64>? {
@@ -51,7 +56,7 @@ extension SQLStore {
             let periods: [PaidPeriod]
             switch dialect {
             case .sqlite: periods = try await rows(statement) { try PaidPeriod(&$0) }
-            case .postgres: periods = try PaidPeriod.page(try await firstRow(statement) { row -> String? in try row.column() } ?? nil)
+            case .postgres: periods = try await packedRows(statement) { try PaidPeriod(&$0) }
             }
             fold.add(periods)
             start = page.upperBound
