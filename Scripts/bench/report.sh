@@ -179,6 +179,9 @@ report_case() {
   "$poller_bin" migrate --database "$database" > /dev/null
   t0=$(date +%s)
   report_trail_sql sqlite "$n" | sqlite3 "$database"
+  # The load's 10 GB on their way to disk are not the report's work: a live database is not
+  # being bulk-loaded while its report runs (before this, the report ran ~5 s slower right after it).
+  sync
   say "  SQLite trail loaded in $(($(date +%s) - t0)) s, $(du -m "$database" | cut -f1) MB"
   report_run sqlite "$database" "$n"
   rm -f "$database"*
@@ -188,7 +191,8 @@ report_case() {
     t0=$(date +%s)
     report_trail_sql postgres "$n" | pg_psql
     # A table loaded at once has no statistics until autovacuum's next round, which a live one has had.
-    pg_admin -c "VACUUM ANALYZE subscription_events" -c "VACUUM ANALYZE subscription_transactions" > /dev/null
+    pg_admin -c "VACUUM ANALYZE subscription_events" -c "VACUUM ANALYZE subscription_transactions" -c "CHECKPOINT" > /dev/null
+    sync
     say "  PostgreSQL trail loaded in $(($(date +%s) - t0)) s"
     report_run postgres "$pg_url" "$n"
     postgres_cleanup
@@ -201,11 +205,13 @@ print_report_table() {
   "$py" - "$report_csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("\nreport (status-poller report --format json over the synthetic trail; targets at 10,000,000 events: ≤ 60 s, ≤ 300 MB):")
-print(f"  {'store':<10} {'events':>11} {'wall s':>7} {'of 60 s':>8} {'peak MB':>8} {'of 300':>7} {'cpu s':>7} {'episodes':>9} checked")
+print("\nreport (status-poller report --format json over the synthetic trail; targets at 10,000,000 events: ≤ 60 s, ≤ 300 MB (issue 25),")
+print("  ≤ 30 s, ≤ 200 MB (issue 50)):")
+print(f"  {'store':<10} {'events':>11} {'wall s':>7} {'of 60 s':>8} {'of 30 s':>8} {'peak MB':>8} {'of 300':>7} {'of 200':>7} {'cpu s':>7} {'episodes':>9} checked")
 for r in rows:
     cpu = float(r["user_s"]) + float(r["sys_s"])
-    print(f"  {r['store']:<10} {int(r['events']):>11,} {float(r['wall_s']):>7.1f} {float(r['wall_s']) / 60:>8.2f} {int(r['max_rss_mb']):>8} "
-          f"{int(r['max_rss_mb']) / 300:>7.2f} {cpu:>7.1f} {r['episodes']:>9} {'yes' if r['checked'] == '1' else 'NO'}")
+    print(f"  {r['store']:<10} {int(r['events']):>11,} {float(r['wall_s']):>7.1f} {float(r['wall_s']) / 60:>8.2f} {float(r['wall_s']) / 30:>8.2f} "
+          f"{int(r['max_rss_mb']):>8} {int(r['max_rss_mb']) / 300:>7.2f} {int(r['max_rss_mb']) / 200:>7.2f} {cpu:>7.1f} {r['episodes']:>9} "
+          f"{'yes' if r['checked'] == '1' else 'NO'}")
 PY
 }

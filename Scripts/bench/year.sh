@@ -116,7 +116,7 @@ FROM m, n WHERE (s + k) % 4 <> 0;
 WITH RECURSIVE n(s) AS (SELECT 1 UNION ALL SELECT s + 1 FROM n WHERE s < $n),
   m(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM m WHERE k < $months - 1)
 INSERT INTO subscription_events (subscription_id, user_id, run_id, at, reason, entitlement_before, entitlement_after, old_values, new_values,
-                                 source, notification_id)
+                                 source, notification_id, apple_state_at, environment, verified, expires_at, is_in_billing_retry, auto_renew_status)
 SELECT s, 'year-user-' || s, CASE WHEN (s + k) % 4 = 0 THEN $night END, $at, CASE WHEN k = 0 THEN 'first_verified' ELSE 'renewed' END,
   CASE WHEN k = 0 THEN 'unverified' ELSE 'active' END, 'active',
   CASE WHEN k = 0 THEN '{"is_in_billing_retry":false}' ELSE json_object('auto_renew_product_id', 'com.example.premium.monthly',
@@ -126,7 +126,8 @@ SELECT s, 'year-user-' || s, CASE WHEN (s + k) % 4 = 0 THEN $night END, $at, CAS
   json_object('auto_renew_product_id', 'com.example.premium.monthly', 'auto_renew_status', json('true'), 'environment', 'Production',
     'expires_at', $at + 30 * $d, 'is_in_billing_retry', json('false'), 'original_transaction_id', (SELECT original_transaction_id FROM subscriptions WHERE id = s),
     'product_id', 'com.example.premium.monthly', 'purchased_at', $at, 'transaction_id', '4' || printf('%010d', s) || printf('%03d', k)),
-  CASE WHEN (s + k) % 4 = 0 THEN 'poll' ELSE 'notification' END, CASE WHEN (s + k) % 4 <> 0 THEN 'year-' || s || '-' || k END
+  CASE WHEN (s + k) % 4 = 0 THEN 'poll' ELSE 'notification' END, CASE WHEN (s + k) % 4 <> 0 THEN 'year-' || s || '-' || k END,
+  CASE WHEN (s + k) % 4 <> 0 THEN $at - 1000 END, 'Production', 1, $at + 30 * $d, 0, 1
 FROM m, n ORDER BY $at;
 COMMIT;
 PRAGMA journal_mode = WAL;

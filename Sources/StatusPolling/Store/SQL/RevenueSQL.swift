@@ -66,7 +66,9 @@ enum RevenueSQL {
     /// followed: (day, offer type, discount or "", starts, converted). A start is a chain's first
     /// transaction of one offer (an introductory offer paid as you go spans several periods); it
     /// converted when a later period of its chain without an offer was bought and not refunded.
-    /// (A chain's periods are found through the row that owns it: the ledger's index.)
+    /// (A chain's periods are found through the row that owns it: the ledger's index. `p.offer_type
+    /// IS NOT NULL` says what the equality implies, so that PostgreSQL's anti-join hashes the
+    /// offers alone, not the whole ledger: at 1,000,000 transactions 2 batches against 16.)
     static func offers(toMs: Int64, environment: String?) -> SQLStatement {
         """
         SELECT t.purchased_at / \(unescaped: String(day)), t.offer_type, coalesce(t.offer_discount_type, ''), count(*),
@@ -79,7 +81,7 @@ enum RevenueSQL {
             AND NOT EXISTS (
                 SELECT 1 FROM subscription_transactions p
                 WHERE p.subscription_id = t.subscription_id AND p.original_transaction_id = t.original_transaction_id AND p.purchased_at < t.purchased_at
-                    AND p.offer_type = t.offer_type AND coalesce(p.offer_identifier, '') = coalesce(t.offer_identifier, ''))
+                    AND p.offer_type IS NOT NULL AND p.offer_type = t.offer_type AND coalesce(p.offer_identifier, '') = coalesce(t.offer_identifier, ''))
         GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
         """
     }
