@@ -1,6 +1,6 @@
 extension PostgresSchema {
     /// v17 and on, in order: apart from the earlier migrations, which are never edited.
-    static let ledgerMigrations = [ledger, recoveries, notifiedAt, reportColumns]
+    static let ledgerMigrations = [ledger, recoveries, notifiedAt, reportColumns, offers]
 
     /// v17, the transaction ledger: one row per Apple transaction id (`LedgerColumn`), written with
     /// the row it belongs to. No foreign key to `subscriptions`: a deleted row's revenue stays counted.
@@ -61,6 +61,18 @@ extension PostgresSchema {
         ALTER TABLE subscription_events ADD COLUMN environment TEXT, ADD COLUMN verified SMALLINT, ADD COLUMN expires_at BIGINT,
             ADD COLUMN grace_period_expires_at BIGINT, ADD COLUMN is_in_billing_retry SMALLINT, ADD COLUMN auto_renew_status SMALLINT,
             ADD COLUMN expiration_intent INTEGER, ADD COLUMN cancelled_at BIGINT
+        """,
+    ])
+
+    /// v21: the offers alone, in subscription order, with every column the report's offer
+    /// conversion reads of them (`RevenueSQL.offers`): it finds each chain's first transaction of
+    /// an offer by reading this index twice in step (at 10,000,000 transactions, 0.8 s), not the
+    /// whole ledger twice into a hash join (5.7 s). Only a transaction with an offer writes it.
+    static let offers = Migration(identifier: "v21: the ledger's offers in subscription order", statements: [
+        """
+        CREATE INDEX subscription_transactions_offers ON subscription_transactions(subscription_id, purchased_at)
+            INCLUDE (original_transaction_id, offer_type, offer_identifier, offer_discount_type, in_app_ownership_type, environment)
+            WHERE offer_type IS NOT NULL
         """,
     ])
 }

@@ -20,4 +20,15 @@ public enum SQLDialect: Sendable {
         case .postgres: "GREATEST(\(a), \(b))"
         }
     }
+
+    /// What ends a subquery the planner must keep as written (not merged into the query around
+    /// it): its rows leave in its `ORDER BY`, and what the query around computes per row is
+    /// computed in that order. SQLite needs a `LIMIT` before an `OFFSET`; PostgreSQL refuses a
+    /// negative one.
+    public var fence: String {
+        switch self {
+        case .sqlite: "LIMIT -1 OFFSET 0"
+        case .postgres: "OFFSET 0"
+        }
+    }
 }

@@ -32,7 +32,7 @@ extension SubscriptionTrail where Self: SQLStore {
         let refunds = try await rows(RevenueSQL.refunds(toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Refund(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
         }
-        let offers = try await rows(RevenueSQL.offers(toMs: toMs, environment: environment)) { row in
+        let offers = try await rows(RevenueSQL.offers(dialect, toMs: toMs, environment: environment)) { row in
             RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
         }
         return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, movements: try await movements)
