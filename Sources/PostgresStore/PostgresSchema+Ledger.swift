@@ -67,7 +67,8 @@ extension PostgresSchema {
     /// v21: the offers alone, in subscription order, with every column the report's offer
     /// conversion reads of them (`RevenueSQL.offers`): it finds each chain's first transaction of
     /// an offer by reading this index twice in step (at 10,000,000 transactions, 0.8 s), not the
-    /// whole ledger twice into a hash join (5.7 s). Only a transaction with an offer writes it.
+    /// whole ledger twice into a hash join (5.7 s). Only a transaction with an offer writes it. As
+    /// SQLite's v23.
     static let offers = Migration(identifier: "v21: the ledger's offers in subscription order", statements: [
         """
         CREATE INDEX subscription_transactions_offers ON subscription_transactions(subscription_id, purchased_at)

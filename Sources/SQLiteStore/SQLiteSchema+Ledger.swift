@@ -85,10 +85,23 @@ extension SQLiteSchema {
                 ALTER TABLE subscription_events ADD COLUMN cancelled_at INTEGER;
                 """)
         }
+        // The offers alone, in subscription order, with every column the report's offer conversion
+        // reads of them (`RevenueSQL.offers`): its starts are judged in that order from this index
+        // (at 10,000,000 transactions 2.3 s; through v20's index and a row of the table each, 6.3 s).
+        // Only a transaction with an offer writes it. As PostgreSQL's v21.
+        migrator.registerMigration(offersMigration) { db in
+            try db.execute(sql: """
+                CREATE INDEX subscription_transactions_offers ON subscription_transactions(
+                    subscription_id, purchased_at, original_transaction_id, offer_type, offer_identifier, offer_discount_type,
+                    in_app_ownership_type, environment)
+                WHERE offer_type IS NOT NULL
+                """)
+        }
     }
 
     static let recoveriesMigration = "v19: recoveries in the ledger"
     static let notifiedAtMigration = "v21: the notification lag on the audit trail"
     static let periodsMigration = "v20: paid periods in subscription order"
     static let reportColumnsMigration = "v22: the report's columns on the audit trail"
+    static let offersMigration = "v23: the ledger's offers in subscription order"
 }

@@ -115,7 +115,7 @@ import Testing
             let tooOld = try await run(older)
             #expect(tooOld.status == 2)
             #expect(tooOld.stderr.contains(
-                "error: the database at \(older) is at schema 'v2: run history, audit trail, backfill targets'; this status-poller needs 'v22: the report\'s columns on the audit trail'. Run `status-poller migrate --database \(older)` first."),
+                "error: the database at \(older) is at schema 'v2: run history, audit trail, backfill targets'; this status-poller needs 'v23: the ledger\'s offers in subscription order'. Run `status-poller migrate --database \(older)` first."),
                 "\(tooOld.stderr)")
             let migrate = try await StatusPollerProcess.launch(["migrate", "--database", older]).outcome()
             #expect(migrate.status == 0)
@@ -133,7 +133,7 @@ import Testing
                 let outcome = try await StatusPollerProcess.launch(command + ["--database", newer], environment: secret).outcome()
                 #expect(outcome.status == 2)
                 #expect(outcome.stderr.contains(
-                    "error: the database at \(newer) was migrated by a newer status-poller ('v9: from the future'); this binary knows schema up to 'v22: the report\'s columns on the audit trail'. Upgrade this binary; nothing was changed."),
+                    "error: the database at \(newer) was migrated by a newer status-poller ('v9: from the future'); this binary knows schema up to 'v23: the ledger\'s offers in subscription order'. Upgrade this binary; nothing was changed."),
                     "\(outcome.stderr)")
             }
             #expect(try contents(newer) == before)

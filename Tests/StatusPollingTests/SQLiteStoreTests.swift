@@ -36,7 +36,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, applied) = try SQLiteSubscriptionStore.migrate(path: directory.appendingPathComponent("x.sqlite").path)
         try store.close()
-        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets", "v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v13: events outbox", "v14: renewal extensions", "v15: consumption requests", "v16: when an endpoint got each event", "v17: retention", "v18: the transaction ledger", "v19: recoveries in the ledger", "v20: paid periods in subscription order", "v21: the notification lag on the audit trail", "v22: the report's columns on the audit trail"])
+        #expect(applied == ["v1: subscriptions and entitlements", "v2: run history, audit trail, backfill targets", "v3: index-backed nightly selection", "v4: the backend that answered", "v5: hear the end of billing retry, and a user's every row on an upload", "v6: the lapsed sweep", "v7: who brought an answer, and the newer answer wins", "v8: App Store Server Notifications", "v9: notification history checkpoints", "v10: rows with fresh Apple data", "v11: the build of each run", "v12: the chain's transactions, and Apple's status as the check", "v13: events outbox", "v14: renewal extensions", "v15: consumption requests", "v16: when an endpoint got each event", "v17: retention", "v18: the transaction ledger", "v19: recoveries in the ledger", "v20: paid periods in subscription order", "v21: the notification lag on the audit trail", "v22: the report's columns on the audit trail", "v23: the ledger's offers in subscription order"])
     }
 
     @Test func openRefusesMissingUnmigratedAndNewerDatabases() throws {
@@ -49,14 +49,14 @@ import Testing
 
         let empty = directory.appendingPathComponent("empty.sqlite").path
         try DatabaseQueue(path: empty).close()
-        #expect(throws: StoreError.notMigrated(path: empty, current: nil, required: "v22: the report's columns on the audit trail")) { try SQLiteSubscriptionStore.open(path: empty) }
+        #expect(throws: StoreError.notMigrated(path: empty, current: nil, required: "v23: the ledger's offers in subscription order")) { try SQLiteSubscriptionStore.open(path: empty) }
 
         // An older schema: v1 and v2 applied by an older binary.
         let older = directory.appendingPathComponent("older.sqlite").path
         let olderQueue = try DatabaseQueue(path: older)
         try SQLiteSchema.migrator.migrate(olderQueue, upTo: "v2: run history, audit trail, backfill targets")
         try olderQueue.close()
-        #expect(throws: StoreError.notMigrated(path: older, current: "v2: run history, audit trail, backfill targets", required: "v22: the report's columns on the audit trail")) {
+        #expect(throws: StoreError.notMigrated(path: older, current: "v2: run history, audit trail, backfill targets", required: "v23: the ledger's offers in subscription order")) {
             try SQLiteSubscriptionStore.open(path: older)
         }
         #expect(StoreError.notMigrated(path: older, current: "v2: x", required: "v3: y").description
@@ -67,11 +67,11 @@ import Testing
         let queue = try DatabaseQueue(path: newer)
         try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
         try queue.close()
-        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v22: the report's columns on the audit trail")) {
+        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v23: the ledger's offers in subscription order")) {
             try SQLiteSubscriptionStore.open(path: newer)
         }
         // `migrate` refuses it too, and leaves it as it was.
-        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v22: the report's columns on the audit trail")) {
+        #expect(throws: StoreError.schemaTooNew(path: newer, unknown: ["v99: from the future"], known: "v23: the ledger's offers in subscription order")) {
             try SQLiteSubscriptionStore.migrate(path: newer)
         }
 

@@ -127,6 +127,11 @@ import Testing
                 #expect(plan.compactMap { $0["detail"] } == [
                     "SEARCH t USING COVERING INDEX subscription_transactions_subscription (subscription_id>? AND subscription_id<?)",
                 ])
+                // The offers' starts and their earlier transactions of the offer from v23's index of the offers alone.
+                let offers = try await store.rows("EXPLAIN QUERY PLAN " + RevenueSQL.offers(.sqlite, toMs: 1, environment: "Production").sql(.sqlite)
+                    .replacingOccurrences(of: "?", with: "0")).compactMap { $0["detail"] }
+                #expect(offers.contains("SCAN t USING COVERING INDEX subscription_transactions_offers"), "\(offers)")
+                #expect(offers.contains("SEARCH p USING COVERING INDEX subscription_transactions_offers (subscription_id=? AND purchased_at<?)"), "\(offers)")
             }
         }
     }
