@@ -160,14 +160,6 @@ public struct PostgresLocation: Sendable, Equatable {
         return fields
     }
 
-    /// What every connection asks the server for at its start, beside its name. Our statements are
-    /// either a row's few (which neither setting touches) or the report's passes over the trail
-    /// and the ledger, where the report already reads five at once (three trail pages, MRR's pages,
-    /// the ledger's sums): JIT compiling a statement cost more than it saved, and a statement's own
-    /// parallel workers only competed with the other reads for the same cores (at 10,000,000
-    /// events, 31.4 s with both, 28.1 s without JIT, 25.4 s without either; docs/REPORT.md).
-    static let sessionSettings = [("jit", "off"), ("max_parallel_workers_per_gather", "0")]
-
     /// PostgresNIO's client configuration for this location.
     func clientConfiguration() throws -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
@@ -176,7 +168,7 @@ public struct PostgresLocation: Sendable, Equatable {
         } else {
             configuration = .init(host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: try tls())
         }
-        configuration.options.additionalStartupParameters = [("application_name", applicationName)] + Self.sessionSettings
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
         configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
     }
@@ -195,7 +187,7 @@ public struct PostgresLocation: Sendable, Equatable {
             }
             configuration = .init(host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: tls)
         }
-        configuration.options.additionalStartupParameters = [("application_name", String(applicationName.prefix(63)))] + Self.sessionSettings
+        configuration.options.additionalStartupParameters = [("application_name", String(applicationName.prefix(63)))]
         configuration.options.connectTimeout = .seconds(Int64(connectTimeout))
         return configuration
     }

@@ -152,9 +152,9 @@ struct PostgresStoreTests {
     }
 
     /// The report's offer conversion reads v21's index of the offers alone (no pass over the
-    /// ledger), and every connection runs without JIT or parallel
-    /// workers (`PostgresLocation.sessionSettings`).
-    @Test func offerConversionReadsTheOffersIndexAndSessionsRunWithoutJIT() async throws {
+    /// ledger), and the ledger's sums run without JIT or parallel workers in their own transaction
+    /// (`RevenueSQL.sumsPlanSettings`), the pool's connections keeping the server's settings.
+    @Test func offerConversionReadsTheOffersIndexAndTheSumsRunWithoutJIT() async throws {
         try await withStore(.postgres) { db in
             let store = db.store as! PostgresSubscriptionStore
             // 5,000 chains of ten months: a free trial, then nine paid months, every fourth chain's refunded.
@@ -168,10 +168,15 @@ struct PostgresStoreTests {
                 """)
             // As autovacuum leaves a live ledger: its pages all-visible, so an index of them is read alone.
             try await PostgresTestServer.execute(try #require(db.postgresLocation), "VACUUM ANALYZE subscription_transactions")
-            let settings = try await store.rows("SELECT current_setting('jit'), current_setting('max_parallel_workers_per_gather')") { row -> [String] in
-                [try row.column(), try row.column()]
+            let read: SQLStatement = "SELECT current_setting('jit') || ' ' || current_setting('max_parallel_workers_per_gather')"
+            let server = try await store.rows(read) { row -> String in try row.column() }
+            let sums = try await store.transaction { session in
+                for setting in RevenueSQL.sumsPlanSettings { try await session.execute(setting) }
+                return try await session.rows(read) { row -> String in try row.column() }
             }
-            #expect(settings == [["off", "0"]])
+            #expect(sums == ["off 0"])
+            // Only that transaction's (`SET LOCAL`): the pool's next read, on the connection it just had back, sees the server's.
+            #expect(try await store.rows(read) { row -> String in try row.column() } == server)
             let offers = RevenueSQL.offers(.postgres, toMs: 1_900_000_000_000, environment: nil)
             let plan = try await store.rows("EXPLAIN \(offers)") { row -> String in try row.column() }.joined(separator: "\n")
             // Neither the starts nor their earlier transactions are a pass over the ledger: both are
@@ -179,8 +184,7 @@ struct PostgresStoreTests {
             // cheaper for this table (at the bench's 1,000,000 transactions and up, the latter).
             #expect(plan.components(separatedBy: " subscription_transactions_offers ").count == 3, "\(plan)")
             #expect(!plan.contains("Seq Scan"), "\(plan)")
-            let sums = try await store.revenueSums(toMs: 1_900_000_000_000, environment: nil)
-            #expect(sums.offers == [RevenueReport.Sums.Offer(day: 19_675, offerType: 1, discountType: "FREE_TRIAL", starts: 5_000, converted: 3_750)])
+            #expect(try await store.revenueSums(toMs: 1_900_000_000_000, environment: nil).offers == [RevenueReport.Sums.Offer(day: 19_675, offerType: 1, discountType: "FREE_TRIAL", starts: 5_000, converted: 3_750)])
         }
     }
 

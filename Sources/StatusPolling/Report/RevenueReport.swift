@@ -217,3 +217,27 @@ public struct RevenueReport: Sendable, Equatable {
         return ends
     }
 }
+
+extension RevenueReport.Sums.Sale {
+    /// A row of ``RevenueSQL/sales(toMs:environment:)``.
+    init(_ row: inout some ColumnReader) throws {
+        self.init(
+            day: try row.column(), expiresDay: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(),
+            milliunits: try row.column(), paying: try row.column(), monthlyMilliunits: try row.column(), recoveries: try row.column(),
+            pricedRecoveries: try row.column(), recoveredMilliunits: try row.column())
+    }
+}
+
+extension RevenueReport.Sums.Refund {
+    /// A row of ``RevenueSQL/refunds(toMs:environment:)``.
+    init(_ row: inout some ColumnReader) throws {
+        self.init(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
+    }
+}
+
+extension RevenueReport.Sums.Offer {
+    /// A row of ``RevenueSQL/offers(_:toMs:environment:)``.
+    init(_ row: inout some ColumnReader) throws {
+        self.init(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
+    }
+}

@@ -21,21 +21,28 @@ extension SubscriptionTrail where Self: SQLStore {
 
     /// The ledger's sums, and MRR's movement beside them on a connection of its own: each is a
     /// pass over the ledger, and the report waits for the later of the trail's pass and these.
+    /// PostgreSQL reads the sums in one transaction of ``RevenueSQL/sumsPlanSettings``; SQLite
+    /// outside one (its transactions are the writer's, which a night's run waits for).
     public func revenueSums(toMs: Int64, environment: String?) async throws -> RevenueReport.Sums {
         async let movements = mrrMovement(toMs: toMs, environment: environment)
-        let sales = try await rows(RevenueSQL.sales(toMs: toMs, environment: environment)) { row in
-            RevenueReport.Sums.Sale(
-                day: try row.column(), expiresDay: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(),
-                milliunits: try row.column(), paying: try row.column(), monthlyMilliunits: try row.column(), recoveries: try row.column(),
-                pricedRecoveries: try row.column(), recoveredMilliunits: try row.column())
+        let sales = RevenueSQL.sales(toMs: toMs, environment: environment), refunds = RevenueSQL.refunds(toMs: toMs, environment: environment)
+        let offers = RevenueSQL.offers(dialect, toMs: toMs, environment: environment)
+        var sums: RevenueReport.Sums
+        switch dialect {
+        case .sqlite:
+            sums = RevenueReport.Sums(
+                sales: try await rows(sales) { try .init(&$0) }, refunds: try await rows(refunds) { try .init(&$0) },
+                offers: try await rows(offers) { try .init(&$0) })
+        case .postgres:
+            sums = try await transaction { session in
+                for setting in RevenueSQL.sumsPlanSettings { try await session.execute(setting) }
+                return RevenueReport.Sums(
+                    sales: try await session.rows(sales) { try .init(&$0) }, refunds: try await session.rows(refunds) { try .init(&$0) },
+                    offers: try await session.rows(offers) { try .init(&$0) })
+            }
         }
-        let refunds = try await rows(RevenueSQL.refunds(toMs: toMs, environment: environment)) { row in
-            RevenueReport.Sums.Refund(day: try row.column(), currency: try row.column(), count: try row.column(), priced: try row.column(), milliunits: try row.column())
-        }
-        let offers = try await rows(RevenueSQL.offers(dialect, toMs: toMs, environment: environment)) { row in
-            RevenueReport.Sums.Offer(day: try row.column(), offerType: try row.column(), discountType: try row.column(), starts: try row.column(), converted: try row.column())
-        }
-        return RevenueReport.Sums(sales: sales, refunds: refunds, offers: offers, movements: try await movements)
+        sums.movements = try await movements
+        return sums
     }
 }
 
