@@ -1,6 +1,7 @@
 /// The report's revenue, refund, offer and MRR figures, summed by the database over the ledger
 /// (`subscription_transactions`) so that the report holds totals, never the ledger. Both dialects
-/// run the same text but for how the paid periods come back. Every figure is per currency: amounts are never summed across currencies.
+/// run the same text but for how the paid periods come back and how the offers' subquery is
+/// fenced (``SQLDialect/fence``). Every figure is per currency: amounts are never summed across currencies.
 /// Family Sharing members' transactions are left out (the purchaser's transaction is the one
 /// paid for), and so is a Family Sharing revocation (no money back) and an upgrade's end.
 enum RevenueSQL {
